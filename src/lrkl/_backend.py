@@ -1,0 +1,307 @@
+"""Array namespace, device, dtype policy and the thin linalg shim.
+
+This is the only module of lrkl that imports NumPy, SciPy, CuPy or PyTorch for array work. Every
+other module receives ``xp`` (an array-API namespace from :func:`get_namespace`) keyword-only and
+calls the functions here for what the standard lacks or does slowly.
+
+Dispatch of the linalg shim:
+
+- NumPy: :mod:`scipy.linalg` (LAPACK with pivoting-free Cholesky, triangular solves, gelsd);
+- CuPy: :mod:`cupyx.scipy.linalg` and :mod:`cupy.linalg`;
+- PyTorch: :mod:`torch.linalg`;
+- anything else (array-api-strict, ...): a generic array-API fallback whose cost is noted.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple
+
+import array_api_compat
+import numpy as np
+import scipy.linalg
+
+__all__ = [
+    "Factor",
+    "check_array",
+    "check_consistent_length",
+    "cho_factor",
+    "cho_solve",
+    "cholesky",
+    "default_float",
+    "device_of",
+    "eigh",
+    "float_dtype",
+    "get_namespace",
+    "lstsq",
+    "qr",
+    "solve",
+    "solve_triangular",
+    "svd",
+    "synchronize",
+    "to_numpy",
+]
+
+Array = Any
+
+
+# --------------------------------------------------------------------------- namespace, device
+
+
+def get_namespace(*arrays: Array) -> ModuleType:
+    """Return the array-API namespace shared by ``arrays`` (``None`` entries are ignored).
+
+    Python scalars are ignored too. Arrays from different libraries (a NumPy ``X`` with a CuPy
+    ``y``) raise a :class:`TypeError` that names the libraries: lrkl never moves data between
+    namespaces silently.
+    """
+    present = [a for a in arrays if a is not None and not isinstance(a, int | float | bool)]
+    if not present:
+        msg = "expected at least one array to infer the array namespace from, received none"
+        raise TypeError(msg)
+    try:
+        return array_api_compat.array_namespace(*present)
+    except TypeError as exc:
+        kinds = sorted({f"{type(a).__module__}.{type(a).__qualname__}" for a in present})
+        msg = (
+            "all arrays must come from one array library (namespace) so that lrkl never moves data "
+            f"between libraries; received arrays of types {kinds}"
+        )
+        raise TypeError(msg) from exc
+
+
+def device_of(x: Array) -> Any:
+    """The device ``x`` lives on (array-api-compat's ``device``)."""
+    return array_api_compat.device(x)
+
+
+def default_float(xp: ModuleType, device: Any = None) -> Any:
+    """The namespace's default real floating dtype (float64 for NumPy/CuPy, float32 for torch)."""
+    info = xp.__array_namespace_info__()
+    return info.default_dtypes(device=device)["real floating"]
+
+
+def float_dtype(x: Array, *, xp: ModuleType) -> Any:
+    """The floating dtype lrkl computes ``x`` in.
+
+    float32 stays float32 and float64 stays float64; integers and booleans become the namespace's
+    default float. Complex input is rejected.
+    """
+    if xp.isdtype(x.dtype, "real floating"):
+        return x.dtype
+    if xp.isdtype(x.dtype, ("integral", "bool")):
+        return default_float(xp, device_of(x))
+    msg = f"expected real (float, integer or boolean) data, received dtype {x.dtype}"
+    raise TypeError(msg)
+
+
+def synchronize(xp: ModuleType) -> None:
+    """Wait for queued device work (CuPy's current stream, torch's CUDA stream); no-op on CPU."""
+    if array_api_compat.is_cupy_namespace(xp):
+        import cupy
+
+        cupy.cuda.get_current_stream().synchronize()
+    elif array_api_compat.is_torch_namespace(xp):
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+
+def to_numpy(x: Array) -> np.ndarray:
+    """Copy ``x`` to a NumPy array on the host, on purpose (for reports, plots and file output)."""
+    if isinstance(x, np.ndarray):
+        return x
+    xp = get_namespace(x)
+    if array_api_compat.is_cupy_namespace(xp):
+        return x.get()
+    if array_api_compat.is_torch_namespace(xp):
+        return x.detach().cpu().numpy()
+    if array_api_compat.is_array_api_strict_namespace(xp):
+        import array_api_strict
+
+        x = xp.asarray(x, device=array_api_strict.Device("CPU_DEVICE"))
+        return np.asarray(x._array)
+    return np.asarray(x)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def check_array(
+    x: Array,
+    *,
+    name: str,
+    xp: ModuleType,
+    ndim: int | tuple[int, ...] = 2,
+    dtype: Any = None,
+    min_rows: int = 1,
+) -> Array:
+    """Validate ``x`` and return it in lrkl's floating dtype (no copy when nothing changes).
+
+    Checks, each with an error that names ``name``, the allowed range and what was received:
+    the number of dimensions, at least ``min_rows`` rows, and that every value is finite.
+    ``dtype`` overrides the floating dtype policy of :func:`float_dtype`.
+    """
+    allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if not hasattr(x, "ndim") or not hasattr(x, "dtype"):
+        msg = f"{name} must be an array, received {type(x).__name__}"
+        raise TypeError(msg)
+    if x.ndim not in allowed:
+        msg = f"{name} must have ndim in {allowed}, received an array of shape {tuple(x.shape)}"
+        raise ValueError(msg)
+    if x.ndim >= 1 and x.shape[0] < min_rows:
+        msg = f"{name} must have at least {min_rows} row(s), received shape {tuple(x.shape)}"
+        raise ValueError(msg)
+    if x.ndim == 2 and x.shape[1] < 1:
+        msg = f"{name} must have at least 1 column, received shape {tuple(x.shape)}"
+        raise ValueError(msg)
+    target = float_dtype(x, xp=xp) if dtype is None else dtype
+    if x.dtype != target:
+        x = xp.astype(x, target)
+    # One reduction and one host read: validation is a deliberate synchronisation point.
+    if not bool(xp.all(xp.isfinite(x))):
+        msg = f"{name} must contain only finite values, received NaN or infinity"
+        raise ValueError(msg)
+    return x
+
+
+def check_consistent_length(**arrays: Array) -> None:
+    """Raise if the named arrays do not all have the same number of rows."""
+    rows = {name: a.shape[0] for name, a in arrays.items() if a is not None}
+    if len(set(rows.values())) > 1:
+        msg = f"inconsistent numbers of samples: {rows}"
+        raise ValueError(msg)
+
+
+# --------------------------------------------------------------------------- linalg shim
+
+
+def _kind(xp: ModuleType) -> str:
+    if array_api_compat.is_numpy_namespace(xp):
+        return "numpy"
+    if array_api_compat.is_cupy_namespace(xp):
+        return "cupy"
+    if array_api_compat.is_torch_namespace(xp):
+        return "torch"
+    return "generic"
+
+
+def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True) -> Array:
+    """Cholesky factor of a symmetric positive definite ``a``: ``L`` (``lower``) or ``U = Lᵀ``.
+
+    Raises :class:`numpy.linalg.LinAlgError`-like errors of the backend when ``a`` is not
+    positive definite.
+    """
+    kind = _kind(xp)
+    if kind == "numpy":
+        return scipy.linalg.cholesky(a, lower=lower, check_finite=False)
+    factor = xp.linalg.cholesky(a)
+    return factor if lower else xp.matrix_transpose(factor)
+
+
+def solve_triangular(
+    a: Array, b: Array, /, *, xp: ModuleType, lower: bool, trans: bool = False
+) -> Array:
+    """Solve ``a x = b`` (or ``aᵀ x = b`` with ``trans``) for triangular ``a``; ``b`` 1-D or 2-D."""
+    kind = _kind(xp)
+    if kind == "numpy":
+        return scipy.linalg.solve_triangular(
+            a, b, lower=lower, trans=1 if trans else 0, check_finite=False
+        )
+    if kind == "cupy":
+        import cupyx.scipy.linalg
+
+        return cupyx.scipy.linalg.solve_triangular(a, b, lower=lower, trans=1 if trans else 0)
+    if trans:
+        a, lower = xp.matrix_transpose(a), not lower
+    if kind == "torch":
+        import torch
+
+        rhs = b[:, None] if b.ndim == 1 else b
+        out = torch.linalg.solve_triangular(a, rhs, upper=not lower)
+        return out[:, 0] if b.ndim == 1 else out
+    # Generic fallback: a dense LU solve, O(k³) instead of the O(k²) of a triangular solve.
+    return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
+
+
+class Factor(NamedTuple):
+    """A Cholesky factorisation ``a = L Lᵀ`` kept for repeated solves (:func:`cho_solve`)."""
+
+    lower: Array  # shape: (k, k), lower triangular
+
+
+def cho_factor(a: Array, /, *, xp: ModuleType) -> Factor:
+    """Factor a symmetric positive definite ``a`` once for many :func:`cho_solve` calls."""
+    return Factor(cholesky(a, xp=xp, lower=True))
+
+
+def cho_solve(factor: Factor, b: Array, /, *, xp: ModuleType) -> Array:
+    """Solve ``a x = b`` with the factor of ``a`` from :func:`cho_factor` (two triangular solves)."""
+    if _kind(xp) == "numpy":
+        return scipy.linalg.cho_solve((factor.lower, True), b, check_finite=False)
+    z = solve_triangular(factor.lower, b, xp=xp, lower=True)
+    return solve_triangular(factor.lower, z, xp=xp, lower=True, trans=True)
+
+
+def solve(a: Array, b: Array, /, *, xp: ModuleType, assume_a: str = "gen") -> Array:
+    """Solve the square system ``a x = b``; ``assume_a="pos"`` uses a Cholesky factorisation."""
+    if assume_a not in ("gen", "pos"):
+        msg = f"assume_a must be 'gen' or 'pos', received {assume_a!r}"
+        raise ValueError(msg)
+    if _kind(xp) == "numpy":
+        return scipy.linalg.solve(a, b, assume_a=assume_a, check_finite=False)
+    if assume_a == "pos":
+        return cho_solve(cho_factor(a, xp=xp), b, xp=xp)
+    return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
+
+
+def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
+    """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``."""
+    if _kind(xp) == "numpy":
+        return scipy.linalg.eigh(a, check_finite=False)
+    w, v = xp.linalg.eigh(a)
+    return w, v
+
+
+def svd(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array, Array]:
+    """Thin SVD ``a = U diag(s) Vh`` with ``s`` descending."""
+    if _kind(xp) == "numpy":
+        return scipy.linalg.svd(a, full_matrices=False, check_finite=False)
+    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    return u, s, vh
+
+
+def qr(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
+    """Thin QR ``a = Q R`` of an ``m × k`` matrix with ``m ≥ k``."""
+    if _kind(xp) == "numpy":
+        return scipy.linalg.qr(a, mode="economic", check_finite=False)
+    q, r = xp.linalg.qr(a, mode="reduced")
+    return q, r
+
+
+def lstsq(a: Array, b: Array, /, *, xp: ModuleType, rcond: float | None = None) -> Array:
+    """Minimum-norm least-squares solution of ``a x ≈ b``.
+
+    Singular values below ``rcond · s_max`` are treated as zero (default: machine epsilon times
+    the larger dimension, as NumPy does).
+    """
+    kind = _kind(xp)
+    if kind == "numpy":
+        return scipy.linalg.lstsq(a, b, cond=rcond, check_finite=False)[0]
+    if kind == "torch":
+        import torch
+
+        rhs = b[:, None] if b.ndim == 1 else b
+        driver = "gelsd" if a.device.type == "cpu" else "gels"
+        out = torch.linalg.lstsq(a, rhs, rcond=rcond, driver=driver).solution
+        return out[:, 0] if b.ndim == 1 else out
+    # CuPy and generic: through the thin SVD, O(m k²), the cost LAPACK's gelsd pays as well.
+    u, s, vh = svd(a, xp=xp)
+    if rcond is None:
+        rcond = xp.finfo(a.dtype).eps * max(a.shape)
+    cutoff = rcond * s[0] if s.shape[0] > 0 else 0.0
+    s_inv = xp.where(s > cutoff, 1.0 / xp.where(s > cutoff, s, 1.0), 0.0)
+    ub = xp.matrix_transpose(u) @ (b[:, None] if b.ndim == 1 else b)
+    out = xp.matrix_transpose(vh) @ (s_inv[:, None] * ub)
+    return out[:, 0] if b.ndim == 1 else out

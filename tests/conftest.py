@@ -1,0 +1,76 @@
+"""The backend test matrix: every test that takes ``backend`` (or ``xp``) runs on each namespace.
+
+numpy, array_api_strict on its default device and on ``Device("device1")`` (which refuses hidden
+host round trips), torch on the CPU when installed, and cupy (skipped without an NVIDIA GPU).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, NamedTuple
+
+import numpy as np
+import pytest
+
+
+class Backend(NamedTuple):
+    """One entry of the test matrix: the namespace users call, and the device to put data on."""
+
+    name: str
+    xp: Any
+    device: Any
+
+    def asarray(self, a: Any, dtype: Any = None) -> Any:
+        """Move a NumPy reference array into this backend (dtype preserved unless given)."""
+        a = np.asarray(a)
+        if dtype is None:
+            dtype = getattr(self.xp, str(a.dtype))
+        return self.xp.asarray(a, dtype=dtype, device=self.device)
+
+
+def _make_backend(name: str) -> Backend:
+    if name == "numpy":
+        import array_api_compat.numpy as xp
+
+        return Backend(name, xp, "cpu")
+    if name.startswith("array_api_strict"):
+        xp = pytest.importorskip("array_api_strict")
+        device = xp.Device("device1") if name.endswith("device1") else xp.Device("CPU_DEVICE")
+        return Backend(name, xp, device)
+    if name == "torch":
+        pytest.importorskip("torch", reason="torch is not installed (nox -s tests_torch installs it)")
+        import array_api_compat.torch as xp
+
+        return Backend(name, xp, "cpu")
+    if name == "cupy":
+        try:
+            cupy = importlib.import_module("cupy")
+            if cupy.cuda.runtime.getDeviceCount() < 1:
+                raise RuntimeError("no CUDA device")
+        except Exception as exc:  # ImportError, CUDA runtime errors: no usable GPU here
+            pytest.skip(f"cupy needs an NVIDIA GPU: {type(exc).__name__}: {exc}")
+        import array_api_compat.cupy as xp
+
+        return Backend(name, xp, cupy.cuda.Device(0))
+    raise ValueError(name)
+
+
+BACKENDS = ["numpy", "array_api_strict", "array_api_strict:device1", "torch", "cupy"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """The backend of the current test parameter."""
+    return _make_backend(request.param)
+
+
+@pytest.fixture
+def xp(backend: Backend) -> Any:
+    """The array namespace of the current backend."""
+    return backend.xp
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """A seeded NumPy generator for reference data."""
+    return np.random.default_rng(0)
