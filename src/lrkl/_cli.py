@@ -1,0 +1,38 @@
+"""The ``lrkl`` console command: ``lrkl reproduce EXPERIMENT [options]``.
+
+Each experiment is a module ``lrkl.experiments.<name>`` with ``DESCRIPTION``,
+``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+EXPERIMENTS = ("slkl", "mklaren")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``lrkl`` command, one sub-command per experiment."""
+    parser = argparse.ArgumentParser(prog="lrkl", description="Low-rank kernel learning.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    reproduce = commands.add_parser("reproduce", help="regenerate a paper's tables and figures")
+    experiments = reproduce.add_subparsers(dest="experiment", required=True)
+    for name in EXPERIMENTS:
+        module = importlib.import_module(f"lrkl.experiments.{name}")
+        sub = experiments.add_parser(name, help=module.DESCRIPTION, description=module.DESCRIPTION)
+        sub.add_argument("--out", default=f"lrkl-{name}", help="folder for tables and figures")
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``lrkl`` console command."""
+    args = build_parser().parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

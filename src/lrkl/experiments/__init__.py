@@ -1,0 +1,1 @@
+"""Reproductions of the papers' experiments, run by ``lrkl reproduce NAME``."""
