@@ -1,0 +1,94 @@
+"""Low-rank approximations of one kernel matrix: pivoted incomplete Cholesky, CSI and Nyström.
+
+Every method returns a factor ``G`` (n × r) with ``G Gᵀ ≈ K`` and what is needed to map new
+points to the same features. The kernel matrix is never formed: only the diagonal and single
+columns (or ``n × r`` blocks) of ``K`` are evaluated.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from lrkl.kernels import Kernel
+
+__all__ = ["icd_column"]
+
+Array = Any
+
+
+def icd_column(
+    kernel: Kernel,
+    X: Array,  # shape: (n, dim), validated
+    G: Array,  # shape: (n, cols), columns [0, k) hold the current Cholesky columns
+    d: Array,  # shape: (n,), residual diagonal diag(K − G Gᵀ), exactly 0 at chosen pivots
+    pivot: int,
+    k: int,
+    *,
+    xp: ModuleType,
+) -> Array:
+    """One pivoted-Cholesky column: ``g = (K[:, i] − G[:, :k] G[i, :k]ᵀ) / sqrt(d_i)``.
+
+    This is step 2 of the incomplete Cholesky decomposition (MKLAREN.md §1, eq. 2) for pivot
+    ``i = pivot``, evaluating only column ``i`` of the kernel matrix (``n`` kernel values) and
+    costing ``O(n k)`` flops. Neither ``G`` nor ``d`` is modified: the caller stores ``g`` as
+    column ``k`` of ``G`` and updates the residual diagonal, ``d ← d − g²`` then ``d[i] ← 0``.
+
+    Exact values, by construction rather than by round-off:
+
+    - ``g[i] = sqrt(d_i)`` (the diagonal of ``L = G[S, :]`` is the square root of the residual);
+    - ``g[j] = 0`` wherever ``d_j ≤ 0``, by **masking with the residual diagonal**. Chosen pivots
+      have ``d_j = 0`` exactly (the caller sets it), so the new column is exactly zero there and
+      ``G[S, :]`` stays exactly lower triangular in pivot order. Any other point with a
+      non-positive residual gets 0 too, which is its exact value: the residual kernel is positive
+      semi-definite, so ``|E_ji| ≤ sqrt(E_jj E_ii) = 0``;
+    - ``g = 0`` (the whole column) when ``d_i ≤ 0``: nothing is left to explain at that pivot.
+
+    No value is read back to the host, so the function runs on any device without a sync.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel; ``kernel._evaluate(X, X[i:i+1], xp=xp)`` gives column ``i`` of ``K``.
+    X : array, shape (n, dim)
+        Training inputs, already validated (finite, floating, same namespace as ``G``).
+    G : array, shape (n, cols)
+        Factor under construction; only ``G[:, :k]`` is read.
+    d : array, shape (n,)
+        Residual diagonal ``diag(K − G[:, :k] G[:, :k]ᵀ)`` with ``d = 0`` at chosen pivots.
+    pivot : int
+        Row index ``i`` of the new pivot, a Python int in ``[0, n)``.
+    k : int
+        Number of columns of ``G`` already computed (the new column gets index ``k``).
+    xp : namespace
+        The array namespace of ``X``, ``G`` and ``d``.
+
+    Returns
+    -------
+    array, shape (n,)
+        The new column ``g`` in the dtype of ``G``.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> from lrkl.kernels import Linear
+    >>> X = xp.asarray([[1.0], [2.0]])
+    >>> G = xp.zeros((2, 1), dtype=xp.float64)
+    >>> d = xp.asarray([1.0, 4.0])
+    >>> icd_column(Linear(), X, G, d, 1, 0, xp=xp)
+    Array([1., 2.], dtype=array_api_strict.float64)
+    """
+    i = int(pivot)
+    col = kernel._evaluate(X, X[i : i + 1, ...], xp=xp)[:, 0]
+    if col.dtype != G.dtype:
+        col = xp.astype(col, G.dtype)
+    if k > 0:
+        col = col - G[:, :k] @ G[i, :k]
+    d_i = d[i]
+    positive = d_i > 0
+    root = xp.sqrt(xp.where(positive, d_i, xp.ones_like(d_i)))
+    scale = xp.where(positive, 1.0 / root, xp.zeros_like(d_i))
+    g = xp.where(d > 0, col * scale, xp.zeros_like(col))
+    # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
+    g[i] = xp.where(positive, root, xp.zeros_like(d_i))
+    return g
