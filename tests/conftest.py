@@ -38,7 +38,9 @@ def _make_backend(name: str) -> Backend:
         device = xp.Device("device1") if name.endswith("device1") else xp.Device("CPU_DEVICE")
         return Backend(name, xp, device)
     if name == "torch":
-        pytest.importorskip("torch", reason="torch is not installed (nox -s tests_torch installs it)")
+        pytest.importorskip(
+            "torch", reason="torch is not installed (nox -s tests_torch installs it)"
+        )
         import array_api_compat.torch as xp
 
         return Backend(name, xp, "cpu")

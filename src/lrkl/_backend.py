@@ -32,7 +32,9 @@ __all__ = [
     "device_of",
     "eigh",
     "float_dtype",
+    "from_host",
     "get_namespace",
+    "host_namespace",
     "lstsq",
     "qr",
     "solve",
@@ -235,9 +237,9 @@ def cho_factor(a: Array, /, *, xp: ModuleType) -> Factor:
     """Factor a symmetric positive definite ``a`` once for many :func:`cho_solve` calls."""
     return Factor(cholesky(a, xp=xp, lower=True))
 
-
+    """Solve ``a x = b`` given the :func:`cho_factor` factor of ``a``: two triangular solves."""
 def cho_solve(factor: Factor, b: Array, /, *, xp: ModuleType) -> Array:
-    """Solve ``a x = b`` with the factor of ``a`` from :func:`cho_factor` (two triangular solves)."""
+    """Solve ``a x = b`` given the :func:`cho_factor` factor of ``a``: two triangular solves."""
     if _kind(xp) == "numpy":
         return scipy.linalg.cho_solve((factor.lower, True), b, check_finite=False)
     z = solve_triangular(factor.lower, b, xp=xp, lower=True)
@@ -305,3 +307,29 @@ def lstsq(a: Array, b: Array, /, *, xp: ModuleType, rcond: float | None = None) 
     ub = xp.matrix_transpose(u) @ (b[:, None] if b.ndim == 1 else b)
     out = xp.matrix_transpose(vh) @ (s_inv[:, None] * ub)
     return out[:, 0] if b.ndim == 1 else out
+
+
+# --------------------------------------------------------------------------- host state
+
+
+def host_namespace() -> ModuleType:
+    """The array namespace of host (NumPy) arrays, for small sequential state kept on the CPU.
+
+    Algorithms whose inner loop works on a small state (an ``m0 × m0`` inverse, a few vectors)
+    keep it here even when the data live on a device, and move data across with
+    :func:`to_numpy` and :func:`from_host` at points that are visible in their code.
+    """
+    import array_api_compat.numpy as hxp
+
+    return hxp
+
+
+def from_host(a: Any, /, *, xp: ModuleType, device: Any, dtype: Any = None) -> Array:
+    """Copy the host array ``a`` into namespace ``xp`` on ``device``, on purpose."""
+    a = np.asarray(a)
+    if array_api_compat.is_array_api_strict_namespace(xp):
+        import array_api_strict
+
+        host = xp.asarray(a, dtype=dtype, device=array_api_strict.Device("CPU_DEVICE"))
+        return xp.asarray(host, device=device)
+    return xp.asarray(a, dtype=dtype, device=device)

@@ -116,8 +116,12 @@ class Kernel:
         raise NotImplementedError
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
-        return xp.stack([self._evaluate(X[i : i + 1, ...], X[i : i + 1, ...], xp=xp)[0, 0]
-                         for i in range(X.shape[0])])
+        return xp.stack(
+            [
+                self._evaluate(X[i : i + 1, ...], X[i : i + 1, ...], xp=xp)[0, 0]
+                for i in range(X.shape[0])
+            ]
+        )
 
 
 @dataclass(frozen=True, init=False)
@@ -138,7 +142,9 @@ class Gaussian(Kernel):
 
     def __init__(self, gamma: float | None = None, *, sigma2: float | None = None) -> None:
         if (gamma is None) == (sigma2 is None):
-            msg = f"give exactly one of gamma or sigma2, received gamma={gamma!r}, sigma2={sigma2!r}"
+            msg = (
+                f"give exactly one of gamma or sigma2, received gamma={gamma!r}, sigma2={sigma2!r}"
+            )
             raise ValueError(msg)
         if gamma is None:
             sigma2 = _positive("sigma2", sigma2)
@@ -203,7 +209,11 @@ class Polynomial(Kernel):
             msg = f"degree must be an integer >= 1, received {self.degree!r}"
             raise ValueError(msg)
         object.__setattr__(self, "gamma", _positive("gamma", self.gamma))
-        if not isinstance(self.coef0, int | float) or not math.isfinite(self.coef0) or self.coef0 < 0:
+        if (
+            not isinstance(self.coef0, int | float)
+            or not math.isfinite(self.coef0)
+            or self.coef0 < 0
+        ):
             msg = f"coef0 must be a finite number >= 0, received {self.coef0!r}"
             raise ValueError(msg)
         object.__setattr__(self, "coef0", float(self.coef0))
@@ -247,8 +257,11 @@ class Precomputed(Kernel):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Precomputed):
             return NotImplemented
-        return (self.matrix is other.matrix and self.function is other.function
-                and self.diagonal is other.diagonal)
+        return (
+            self.matrix is other.matrix
+            and self.function is other.function
+            and self.diagonal is other.diagonal
+        )
 
     def __hash__(self) -> int:
         return hash((id(self.matrix), id(self.function), id(self.diagonal)))
@@ -267,8 +280,10 @@ class Precomputed(Kernel):
         X = check_array(X, name=name, xp=xp, dtype=X.dtype)
         n = self.matrix.shape[0]
         if X.shape[1] != 1:
-            msg = f"{name} must hold one column of row numbers into the matrix, received shape " \
-                  f"{tuple(X.shape)}"
+            msg = (
+                f"{name} must hold one column of row numbers into the matrix, received shape "
+                f"{tuple(X.shape)}"
+            )
             raise ValueError(msg)
         idx = xp.astype(X[:, 0], xp.int64)
         if bool(xp.any(idx != X[:, 0])) or bool(xp.any(idx < 0)) or bool(xp.any(idx >= n)):

@@ -17,8 +17,12 @@ BACKENDS = ("numpy", "torch", "cupy", "array_api_strict")
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--backend`` (the array library the experiment computes in)."""
-    parser.add_argument("--backend", choices=BACKENDS, default="numpy",
-                        help="array library to compute in (default: numpy)")
+    parser.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default="numpy",
+        help="array library to compute in (default: numpy)",
+    )
 
 
 def namespace(name: str) -> tuple[ModuleType, Any]:
@@ -63,8 +67,9 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A plain-text table with aligned columns (Markdown pipe syntax)."""
     cells = [[str(c) for c in header], *[[str(c) for c in row] for row in rows]]
     widths = [max(len(r[j]) for r in cells) for j in range(len(header))]
-    lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
-             for r in cells]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in cells
+    ]
     lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
     return "\n".join(lines)
 

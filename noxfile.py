@@ -1,0 +1,76 @@
+"""Development sessions: ``nox -s tests`` (default), tests_torch, tests_cupy, tests_slow, lint,
+docs, bench."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import nox
+
+nox.options.sessions = ["tests"]
+nox.options.default_venv_backend = "virtualenv"
+
+PYTEST = ["python", "-m", "pytest"]
+TORCH = "torch==2.13.0"  # the CPU build; a plain "torch" would pull a multi-GB CUDA build
+
+
+def _has_nvidia_gpu() -> bool:
+    if shutil.which("nvidia-smi") is None:
+        return False
+    return subprocess.run(["nvidia-smi", "-L"], capture_output=True, check=False).returncode == 0
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The default test run: NumPy and array-api-strict (both devices); slow tests excluded."""
+    session.install(".[test]")
+    session.run(*PYTEST, "-m", "not slow", *session.posargs)
+
+
+@nox.session
+def tests_torch(session: nox.Session) -> None:
+    """The backend-parametrised tests on PyTorch (CPU build)."""
+    session.install(".[test]", TORCH)
+    session.run(*PYTEST, "-m", "not slow", "-k", "torch", *session.posargs)
+
+
+@nox.session
+def tests_cupy(session: nox.Session) -> None:
+    """The backend-parametrised tests on CuPy; skipped without an NVIDIA GPU."""
+    if not _has_nvidia_gpu():
+        session.skip("no NVIDIA GPU on this machine (nvidia-smi -L failed): CuPy tests not run")
+    session.install(".[test,cupy]")
+    session.run(*PYTEST, "-m", "not slow", "-k", "cupy", *session.posargs)
+
+
+@nox.session
+def tests_slow(session: nox.Session) -> None:
+    """The long-running tests (marked ``slow``), on NumPy and array-api-strict."""
+    session.install(".[test,plot]")
+    session.run(*PYTEST, "-m", "slow", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("ruff==0.17.6")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "format", "--check", "src", "tests", "benchmarks", "noxfile.py")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the Sphinx site with warnings as errors."""
+    session.install(".[docs]")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """``asv check`` and ``asv run --quick`` against this environment (no asv-managed builds)."""
+    session.install(".[bench,plot]", TORCH)
+    session.chdir("benchmarks")
+    session.run("asv", "machine", "--yes")
+    session.run("asv", "check", "--python=same")
+    session.run("asv", "run", "--quick", "--python=same", "--show-stderr", *session.posargs)
