@@ -1,0 +1,676 @@
+"""SLKL: stochastic low-rank kernel learning (Machart et al., ICML 2011), as pure functions.
+
+The problem (eq. 14 with λ = 1, Proposition 3) is
+
+    min_{μ ≥ 0}  F(μ) = yᵀ (I + Σ_m μ_m c_m c_mᵀ)⁻¹ y + ν Σ_m μ_m,
+
+over the M rank-1 Nyström kernels c_m c_mᵀ of the candidate set S, where
+``c_m = k(X, x_m) / √k(x_m, x_m)``. It is solved by coordinate descent: each iteration picks one
+coordinate m, reads
+
+    a_m = yᵀ K⁻¹ c_m = b_m − b_Aᵀ G B_{A,m},      q_m = c_mᵀ K⁻¹ c_m = B_mm − B_{m,A} G B_{A,m},
+
+with ``K = I + C_A D C_Aᵀ``, ``G = (D⁻¹ + C_AᵀC_A)⁻¹`` over the active set A, ``B = C_SᵀC_S`` and
+``b = C_Sᵀ y``, moves μ_m and updates G by the four cases (24)–(27) of the paper.
+
+Everything an iteration needs is ``b_m``, ``B_mm`` and the m0 products ``B_{A,m}``: the two forms
+differ only in where those come from, so they give the same iterates for the same seed.
+
+- ``direct`` (the paper's): ``B_{A,m} = C_Aᵀ c_m`` is one O(n·m0) GEMV over the active columns,
+  which are kept (m0 of them) on the data's device; the candidate columns are precomputed
+  (memory O(nM)) or evaluated from the kernel when needed (memory O(n·m0)).
+- ``gram``: B and b are accumulated in one blocked pass over the rows (O(nM²) as a GEMM, memory
+  O(M²)); after it an iteration costs O(m0²) and never touches the n rows again.
+
+Where each computation runs: the coordinate state (μ, G, the active set) is small and sequential
+(a branch per iteration on whether μ_m is or becomes zero), so it lives on the host in float64,
+whatever the data's namespace and device. The only per-iteration traffic is, in the direct form,
+the m0 products ``C_Aᵀ c_m`` computed on the device and copied to the host with
+:func:`lrkl._backend.to_numpy` (one synchronisation per iteration, which the branch needs anyway);
+the gram form copies B and b to the host once, after the pass over the rows.
+
+Step rules (``step``):
+
+- ``newton``: Proposition 2/eq. (19), ``μ ← (μ − F'/F'')₊`` with ``F' = ν − a²`` and
+  ``F'' = 2 a² q``;
+- ``exact``: F along one coordinate is exactly ``φ(t) = −a² t/(1 + t q) + ν t``, minimised at
+  ``t* = (|a|/√ν − 1)/q``, so ``μ ← (μ + t*)₊``;
+- ``paper``: Algorithm 2 as printed, with ``F'' = a² q`` (the factor 2 of Proposition 2 dropped).
+  Its doubled step can increase F; it is kept only for comparison.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from lrkl._backend import device_of, from_host, host_namespace, solve, to_numpy
+from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
+
+__all__ = [
+    "MODES",
+    "SELECTIONS",
+    "STEPS",
+    "SLKLResult",
+    "SLKLState",
+    "choose_mode",
+    "slkl_problem",
+    "slkl_solve",
+]
+
+Array = Any
+
+MODES = ("auto", "direct", "gram")
+COLUMNS = ("auto", "precomputed", "on_the_fly")
+SELECTIONS = ("random", "cyclic", "greedy")
+STEPS = ("newton", "exact", "paper")
+
+#: Default memory budget (bytes) of ``mode="auto"`` for the M×M Gram matrix or the n×M columns.
+DEFAULT_MEMORY_BUDGET = 2**30
+
+
+class SLKLState(NamedTuple):
+    """What a callback sees at each objective check (every ``check_every`` iterations).
+
+    ``weights`` is a host (NumPy) copy of μ; returning ``True`` from the callback stops the fit.
+    """
+
+    iteration: int
+    objective: float
+    n_active: int
+    weights: Any  # shape: (M,), host float64
+
+
+class SLKLResult(NamedTuple):
+    """The outcome of :func:`slkl_solve`.
+
+    ``weights`` (μ, one per candidate) and ``dual_coef`` (one per support entry, so that
+    ``f(x) = Σ_j dual_coef[j] k(x_{support[j]}, x)``) are in the data's namespace and dtype;
+    ``support`` holds the positions in the candidate set with μ > 0, in increasing order.
+    """
+
+    weights: Array  # shape: (M,)
+    support: tuple[int, ...]
+    dual_coef: Array  # shape: (m0,)
+    objective: float
+    objective_history: tuple[float, ...]
+    n_active_history: tuple[int, ...]
+    iteration_history: tuple[int, ...]
+    n_iter: int
+    converged: bool
+    mode: str
+
+
+# --------------------------------------------------------------------------- problems (column oracles)
+
+
+def choose_mode(
+    n: int, M: int, *, itemsize: int = 8, memory_budget: int = DEFAULT_MEMORY_BUDGET
+) -> str:
+    """The form ``mode="auto"`` runs: ``gram`` whenever its M×M matrix fits the budget.
+
+    The Gram pass costs one O(nM²) GEMM; afterwards each iteration is O(m0²) instead of the
+    direct form's O(n·m0), and the paper's runs need tens of M iterations, so the pass is repaid
+    long before convergence (see the benchmarks). Only when M² entries exceed ``memory_budget``
+    bytes does ``direct`` run.
+    """
+    return "gram" if M * M * itemsize <= memory_budget else "direct"
+
+
+def _column_block(
+    kernel: Kernel, X: Array, centres: Array, scale: Array, *, xp: ModuleType
+) -> Array:
+    """``k(X, centres) / √k(centres, centres)``: normalised candidate columns, n × m."""
+    return kernel._evaluate(X, centres, xp=xp) * scale[None, :]
+
+
+@dataclass
+class _Problem:
+    """What both forms share: sizes, ``yᵀy``, ``b = C_Sᵀy``, ``diag(B)`` and the kernel diagonal."""
+
+    n: int
+    M: int
+    yy: float
+    b: Any  # shape: (M,), host
+    diag_B: Any  # shape: (M,), host
+    k_diag: Any  # shape: (M,), host, k(x_m, x_m)
+    xp: ModuleType
+    device: Any
+    dtype: Any
+
+    mode = "abstract"
+
+    def reserve(self, capacity: int) -> None:
+        """Make room for ``capacity`` active columns (no-op unless columns live on the device)."""
+
+    def store(self, slot: int, m: int) -> None:
+        """Candidate ``m`` becomes active in ``slot``."""
+
+    def move(self, src: int, dst: int) -> None:
+        """The active column in ``src`` moves to ``dst`` (after a removal)."""
+
+
+@dataclass
+class GramProblem(_Problem):
+    """The Gram form: ``B = C_SᵀC_S`` (M×M) and ``b = C_Sᵀ y`` on the host."""
+
+    B: Any = None  # shape: (M, M), host float64
+
+    mode = "gram"
+
+    def products(self, m: int, slot: int, act: Any, k: int) -> Any:
+        """``B_{A,m}`` for the ``k`` active candidates ``act[:k]``."""
+        return self.B[act[:k], m]
+
+    def cross_row(self, m: int, slot: int) -> Any:
+        """``B_{m,S}``: products of column m with every candidate column."""
+        return self.B[m, :]
+
+    def active_gram(self, act: Any, k: int) -> Any:
+        """``B_{A,A}``."""
+        idx = act[:k]
+        return self.B[idx[:, None], idx[None, :]]
+
+
+@dataclass
+class DirectProblem(_Problem):
+    """The direct form: candidate columns on the data's device, active ones copied into storage."""
+
+    X: Array = None  # shape: (n, d)
+    centres: Array = None  # shape: (M, d)
+    scale: Array = None  # shape: (M,), 1/√k(x_m, x_m)
+    kernel: Kernel = None
+    columns: Array = None  # shape: (M, n), rows c_m, or None (evaluated on the fly)
+    active: Array = None  # shape: (capacity, n), rows c_m of the active set
+
+    mode = "direct"
+
+    def column(self, m: int, slot: int) -> Array:
+        """``c_m`` on the device (``slot`` ≥ 0 when active): a stored row or a kernel evaluation."""
+        if slot >= 0:
+            return self.active[slot, :]
+        if self.columns is not None:
+            return self.columns[m, :]
+        xp = self.xp
+        block = _column_block(
+            self.kernel, self.X, self.centres[m : m + 1, :], self.scale[m : m + 1], xp=xp
+        )
+        return block[:, 0]
+
+    def products(self, m: int, slot: int, act: Any, k: int) -> Any:
+        """``C_Aᵀ c_m``: the O(n·m0) GEMV of an iteration, copied to the host."""
+        if k == 0:
+            return host_namespace().zeros(0, dtype=host_namespace().float64)
+        return _host(self.active[:k, :] @ self.column(m, slot))
+
+    def cross_row(self, m: int, slot: int) -> Any:
+        """``c_mᵀ C_S`` (O(nM)): stored columns, or kernel blocks under the memory budget."""
+        xp = self.xp
+        c = self.column(m, slot)
+        if self.columns is not None:
+            return _host(self.columns @ c)
+        out = xp.zeros(self.M, dtype=self.dtype, device=self.device)
+        for rows in row_slices(self.n, self.M):
+            out += c[rows] @ _column_block(
+                self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp
+            )
+        return _host(out)
+
+    def active_gram(self, act: Any, k: int) -> Any:
+        """``C_AᵀC_A`` (O(n·m0²)), for the periodic refresh of G."""
+        xp = self.xp
+        C = self.active[:k, :]
+        return _host(C @ xp.matrix_transpose(C))
+
+    def reserve(self, capacity: int) -> None:
+        xp = self.xp
+        if self.active is not None and self.active.shape[0] >= capacity:
+            return
+        grown = xp.zeros((capacity, self.n), dtype=self.dtype, device=self.device)
+        if self.active is not None:
+            grown[: self.active.shape[0], :] = self.active
+        self.active = grown
+
+    def store(self, slot: int, m: int) -> None:
+        self.active[slot, :] = self.column(m, -1)
+
+    def move(self, src: int, dst: int) -> None:
+        self.active[dst, :] = self.active[src, :]
+
+
+def _host(a: Array) -> Any:
+    """Copy a device array to the host as float64: the one deliberate transfer of the loop."""
+    hxp = host_namespace()
+    if isinstance(a, int | float):  # NumPy reductions return host scalars already
+        return hxp.asarray(a, dtype=hxp.float64)
+    return hxp.astype(hxp.asarray(to_numpy(a)), hxp.float64)
+
+
+def slkl_problem(
+    X: Array,
+    y: Array,
+    candidates: Sequence[int],
+    /,
+    *,
+    kernel: Kernel,
+    mode: str = "auto",
+    columns: str = "auto",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    xp: ModuleType,
+) -> GramProblem | DirectProblem:
+    """Prepare an SLKL problem: one blocked pass over the rows of ``X``.
+
+    Parameters
+    ----------
+    X, y : arrays of shape (n, d) and (n,)
+        Validated training data, in namespace ``xp``.
+    candidates : sequence of int
+        The M row numbers of ``X`` forming the candidate set S.
+    kernel : Kernel
+        The base kernel k.
+    mode : {"auto", "direct", "gram"}
+        The form (see the module docstring); ``auto`` uses :func:`choose_mode`.
+    columns : {"auto", "precomputed", "on_the_fly"}
+        Direct form only: keep all M columns (memory O(nM)) or evaluate them when needed
+        (memory O(n·m0)); ``auto`` precomputes when n·M entries fit ``memory_budget``.
+    memory_budget : int
+        Bytes allowed for the M×M Gram matrix or the n×M columns.
+    max_entries : int
+        Entries of one kernel block in the pass over the rows.
+
+    Returns
+    -------
+    GramProblem or DirectProblem
+        Reusable for several ν (see :func:`slkl_solve`): the pass over the rows is not repeated.
+    """
+    if mode not in MODES:
+        msg = f"mode must be one of {MODES}, received {mode!r}"
+        raise ValueError(msg)
+    if columns not in COLUMNS:
+        msg = f"columns must be one of {COLUMNS}, received {columns!r}"
+        raise ValueError(msg)
+    n, M = X.shape[0], len(candidates)
+    itemsize = 4 if X.dtype == xp.float32 else 8
+    if mode == "auto":
+        mode = choose_mode(n, M, itemsize=itemsize, memory_budget=memory_budget)
+    device = device_of(X)
+    hxp = host_namespace()
+    idx = from_host(hxp.asarray(list(candidates), dtype=hxp.int64), xp=xp, device=device)
+    centres = xp.take(X, idx, axis=0)
+    k_diag = kernel._diag(centres, xp=xp)
+    scale = 1.0 / xp.sqrt(k_diag)
+    keep = mode == "direct" and (
+        columns == "precomputed" or (columns == "auto" and n * M * itemsize <= memory_budget)
+    )
+    b = xp.zeros(M, dtype=X.dtype, device=device)
+    diag_B = xp.zeros(M, dtype=X.dtype, device=device)
+    B = xp.zeros((M, M), dtype=X.dtype, device=device) if mode == "gram" else None
+    stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
+    for rows in row_slices(n, M, max_entries):
+        block = _column_block(kernel, X[rows, :], centres, scale, xp=xp)  # shape: (rows, M)
+        b += y[rows] @ block
+        diag_B += xp.sum(block * block, axis=0)
+        if B is not None:
+            B += xp.matrix_transpose(block) @ block
+        if stored is not None:
+            stored[:, rows] = xp.matrix_transpose(block)
+    common = dict(
+        n=n,
+        M=M,
+        yy=float(_host(xp.vecdot(y, y))),
+        b=_host(b),
+        diag_B=_host(diag_B),
+        k_diag=_host(k_diag),
+        xp=xp,
+        device=device,
+        dtype=X.dtype,
+    )
+    if B is not None:
+        B_host = _host(B)
+        # Symmetric by construction; the diagonal from the same GEMM keeps both forms consistent.
+        return GramProblem(**common, B=(B_host + B_host.T) / 2.0)
+    return DirectProblem(**common, X=X, centres=centres, scale=scale, kernel=kernel, columns=stored)
+
+
+# --------------------------------------------------------------------------- the active set and G
+
+
+class _ActiveSet:
+    """μ, the active set A (slots 0..m0−1) and G = (D⁻¹ + B_AA)⁻¹ in preallocated host storage.
+
+    A removal moves the last slot into the freed one, so the active entries stay contiguous;
+    storage grows by doubling when full (a logarithmic number of times, never per iteration).
+    """
+
+    def __init__(
+        self, problem: GramProblem | DirectProblem, *, greedy: bool, capacity: int
+    ) -> None:
+        hxp = host_namespace()
+        self.problem = problem
+        self.M = problem.M
+        self.mu = hxp.zeros(self.M, dtype=hxp.float64)
+        self.slot = hxp.full(self.M, -1, dtype=hxp.int64)
+        self.m0 = 0
+        self.greedy = greedy
+        self.capacity = 0
+        self.G = hxp.zeros((0, 0), dtype=hxp.float64)
+        self.act = hxp.zeros(0, dtype=hxp.int64)
+        self.z = hxp.zeros(0, dtype=hxp.float64)  # b_A
+        self.P = hxp.zeros((0, self.M), dtype=hxp.float64) if greedy else None  # B_{A,S}
+        self.updates = 0  # G updates since the last refresh
+        self._grow(max(1, min(self.M, capacity)))
+
+    def _grow(self, capacity: int) -> None:
+        hxp = host_namespace()
+        k = self.capacity
+        G = hxp.zeros((capacity, capacity), dtype=hxp.float64)
+        G[:k, :k] = self.G
+        act = hxp.zeros(capacity, dtype=hxp.int64)
+        act[:k] = self.act
+        z = hxp.zeros(capacity, dtype=hxp.float64)
+        z[:k] = self.z
+        if self.P is not None:
+            P = hxp.zeros((capacity, self.M), dtype=hxp.float64)
+            P[:k, :] = self.P
+            self.P = P
+        self.G, self.act, self.z, self.capacity = G, act, z, capacity
+        self.problem.reserve(capacity)
+
+    def _add(self, m: int, mu_new: float) -> int:
+        if self.m0 == self.capacity:
+            self._grow(min(self.M, 2 * self.capacity))
+        j = self.m0
+        self.act[j] = m
+        self.slot[m] = j
+        self.z[j] = self.problem.b[m]
+        self.mu[m] = mu_new
+        self.problem.store(j, m)
+        if self.P is not None:
+            self.P[j, :] = self.problem.cross_row(m, j)
+        self.m0 += 1
+        return j
+
+    def set_weight(self, m: int, mu_new: float, w: Any, u: Any, q: float) -> int:
+        """Set ``μ_m = mu_new`` and update G by (24)–(27); return the case number.
+
+        ``w = B_{A,m}``, ``u = G w`` and ``q = B_mm − wᵀu`` are those of the current state (the
+        iteration has them already).
+        """
+        mu_old = float(self.mu[m])
+        if mu_old == 0.0 and mu_new == 0.0:  # case 1, (24)
+            return 1
+        self.updates += 1
+        if mu_old == 0.0 and self.m0 == self.capacity:
+            self._grow(min(self.M, 2 * self.capacity))
+        k = self.m0
+        G = self.G[:k, :k]
+        if mu_old == 0.0:  # case 4, (27): bordered inverse with s = 1/(1/μ + q)
+            s = 1.0 / (1.0 / mu_new + q)
+            G += s * (u[:, None] * u[None, :])
+            self.G[k, :k] = -s * u
+            self.G[:k, k] = -s * u
+            self.G[k, k] = s
+            self._add(m, mu_new)
+            return 4
+        j = int(self.slot[m])
+        g = G[:, j].copy()
+        if mu_new == 0.0:  # case 3, (26): the limit Δ → ∞ of case 2, then drop slot j
+            G -= (g[:, None] * g[None, :]) / g[j]
+            last = k - 1
+            if j != last:
+                G[j, :] = G[last, :]
+                G[:, j] = G[:, last]
+                G[j, j] = G[last, last]
+                moved = int(self.act[last])
+                self.act[j] = moved
+                self.slot[moved] = j
+                self.z[j] = self.z[last]
+                if self.P is not None:
+                    self.P[j, :] = self.P[last, :]
+                self.problem.move(last, j)
+            self.G[last, :k] = 0.0
+            self.G[:k, last] = 0.0
+            self.slot[m] = -1
+            self.mu[m] = 0.0
+            self.m0 = last
+            return 3
+        delta = 1.0 / mu_new - 1.0 / mu_old  # case 2, (25)
+        G -= (delta / (1.0 + delta * g[j])) * (g[:, None] * g[None, :])
+        self.mu[m] = mu_new
+        return 2
+
+    def refresh(self) -> None:
+        """Recompute G = (D⁻¹ + B_AA)⁻¹ from scratch so rounding drift cannot accumulate."""
+        hxp = host_namespace()
+        k = self.m0
+        self.updates = 0
+        if k == 0:
+            return
+        act = self.act[:k]
+        A = self.problem.active_gram(self.act, k) + _diag_matrix(1.0 / self.mu[act])
+        A = (A + A.T) / 2.0
+        self.G[:k, :k] = solve(A, hxp.eye(k, dtype=hxp.float64), xp=hxp, assume_a="pos")
+
+    def warm_start(self, mu0: Any) -> None:
+        """Activate the positive entries of ``mu0`` and build G from scratch."""
+        for m in range(self.M):
+            if mu0[m] > 0.0:
+                self._add(m, float(mu0[m]))
+        self.refresh()
+
+    def objective(self, nu: float) -> float:
+        """``F(μ) = yᵀy − b_Aᵀ G b_A + ν Σμ`` in O(m0²)."""
+        hxp = host_namespace()
+        k = self.m0
+        z = self.z[:k]
+        return float(self.problem.yy - z @ (self.G[:k, :k] @ z) + nu * hxp.sum(self.mu))
+
+    def dual(self) -> Any:
+        """Per active slot, ``μ_m a_m / √k(x_m, x_m) = (G b_A)_m / √k(x_m, x_m)``.
+
+        Because ``B_AA G = I − D⁻¹G``, the derivative ``a_A = b_A − B_AA G b_A`` equals
+        ``(G b_A)/μ_A``, so the dual coefficient of (16)–(17) needs no product with B.
+        """
+        hxp = host_namespace()
+        k = self.m0
+        return (self.G[:k, :k] @ self.z[:k]) / hxp.sqrt(self.problem.k_diag[self.act[:k]])
+
+
+def _diag_matrix(d: Any) -> Any:
+    hxp = host_namespace()
+    out = hxp.zeros((d.shape[0], d.shape[0]), dtype=hxp.float64)
+    out[hxp.arange(d.shape[0]), hxp.arange(d.shape[0])] = d
+    return out
+
+
+# --------------------------------------------------------------------------- steps and selection
+
+
+def _step(step: str, mu: float, a: float, q: float, nu: float) -> float:
+    """The new μ_m from the derivatives ``a = yᵀK⁻¹c_m`` and ``q = c_mᵀK⁻¹c_m``."""
+    a2 = a * a
+    if step == "exact":
+        if q <= 0.0:
+            return 0.0
+        return max(0.0, mu + (math.sqrt(a2 / nu) - 1.0) / q)
+    h = (2.0 if step == "newton" else 1.0) * a2 * q
+    if h <= 0.0:
+        return 0.0
+    return max(0.0, mu + (a2 - nu) / h)
+
+
+class _Selector:
+    """Coordinate choice: ``random`` (uniform, the paper's), ``cyclic`` (fresh permutation each
+    pass) or ``greedy`` (Gauss–Southwell: the largest projected-gradient magnitude)."""
+
+    def __init__(self, selection: str, M: int, seed: int) -> None:
+        self.selection = selection
+        self.M = M
+        self.rng = random.Random(seed)
+        self.order: list[int] = []
+
+    def next(self, state: _ActiveSet, nu: float) -> tuple[int, float]:
+        """The next coordinate, and its score (greedy only; ``inf`` otherwise)."""
+        if self.selection == "random":
+            return self.rng.randrange(self.M), math.inf
+        if self.selection == "cyclic":
+            if not self.order:
+                self.order = list(range(self.M))
+                self.rng.shuffle(self.order)
+            return self.order.pop(), math.inf
+        hxp = host_namespace()
+        k = state.m0
+        a = state.problem.b - (state.G[:k, :k] @ state.z[:k]) @ state.P[:k, :]
+        grad = nu - a * a
+        score = hxp.where(state.mu > 0.0, hxp.abs(grad), hxp.clip(-grad, min=0.0))
+        m = int(hxp.argmax(score))
+        return m, float(score[m])
+
+
+# --------------------------------------------------------------------------- the solver
+
+
+def slkl_solve(
+    problem: GramProblem | DirectProblem,
+    /,
+    *,
+    nu: float,
+    step: str = "newton",
+    selection: str = "random",
+    tol: float = 1e-4,
+    max_iter: int | None = None,
+    seed: int = 0,
+    mu0: Any = None,
+    callback: Callable[[SLKLState], Any] | None = None,
+    check_every: int | None = None,
+    refresh_every: int | None = None,
+) -> SLKLResult:
+    """Minimise F(μ) of eq. (14) (λ = 1) by coordinate descent on a prepared problem.
+
+    Parameters
+    ----------
+    problem : GramProblem or DirectProblem
+        From :func:`slkl_problem`.
+    nu : float
+        The ℓ1 weight ν > 0.
+    step : {"newton", "exact", "paper"}
+        Coordinate step (see the module docstring).
+    selection : {"random", "cyclic", "greedy"}
+        Coordinate choice.
+    tol : float
+        ε of the paper's stopping rule: stop when ``F(μ^{k−M}) − F(μ^k) < ε F(μ^{k−M})``, checked
+        every M iterations. Greedy selection also stops when every projected gradient is exactly
+        zero (the optimality conditions hold).
+    max_iter : int, optional
+        Iteration cap (default ``1000·M``).
+    seed : int
+        Seed of the coordinate choice: the same seed gives the same iterates in both forms.
+    mu0 : host array of shape (M,), optional
+        Warm start (non-negative); default μ = 0 as in Algorithm 2.
+    callback : callable, optional
+        Called with an :class:`SLKLState` at every objective check; returning ``True`` stops.
+    check_every : int, optional
+        Iterations between objective checks (recorded history and callback); default M. The
+        stopping rule always compares objectives M iterations apart.
+    refresh_every : int, optional
+        G updates between recomputations of G from scratch; default ``max(1000, 16·m0)``, which
+        bounds the refresh's O(n·m0²) (direct) or O(m0³) cost to a few percent of the updates'.
+
+    Returns
+    -------
+    SLKLResult
+    """
+    M = problem.M
+    if step not in STEPS:
+        msg = f"step must be one of {STEPS}, received {step!r}"
+        raise ValueError(msg)
+    if selection not in SELECTIONS:
+        msg = f"selection must be one of {SELECTIONS}, received {selection!r}"
+        raise ValueError(msg)
+    if not (isinstance(nu, int | float) and math.isfinite(nu) and nu > 0):
+        msg = f"nu must be a finite number > 0, received {nu!r}"
+        raise ValueError(msg)
+    if not (isinstance(tol, int | float) and tol >= 0):
+        msg = f"tol must be a number >= 0, received {tol!r}"
+        raise ValueError(msg)
+    max_iter = 1000 * M if max_iter is None else int(max_iter)
+    check_every = M if check_every is None else max(1, int(check_every))
+    greedy = selection == "greedy"
+    capacity = M if isinstance(problem, GramProblem) else min(M, 64)
+    state = _ActiveSet(problem, greedy=greedy, capacity=capacity)
+    if mu0 is not None:
+        state.warm_start(mu0)
+    selector = _Selector(selection, M, seed)
+    hxp = host_namespace()
+
+    objective = state.objective(nu)
+    history, actives, iters = [objective], [state.m0], [0]
+    last_rule = objective  # F(μ^{k−M})
+    converged, k = False, 0
+    if callback is not None and callback(SLKLState(0, objective, state.m0, state.mu.copy())):
+        max_iter = 0
+    while k < max_iter:
+        m, score = selector.next(state, nu)
+        if score <= 0.0:
+            converged = True
+            break
+        kk = state.m0
+        if greedy:
+            w = state.P[:kk, m]
+        else:
+            w = problem.products(m, int(state.slot[m]), state.act, kk)
+        u = state.G[:kk, :kk] @ w
+        a = float(problem.b[m] - state.z[:kk] @ u)
+        q = float(problem.diag_B[m] - w @ u)
+        mu_old = float(state.mu[m])
+        mu_new = _step(step, mu_old, a, q, nu)
+        state.set_weight(m, mu_new, w, u, q)
+        k += 1
+        limit = refresh_every if refresh_every is not None else max(1000, 16 * state.m0)
+        if state.updates >= limit:
+            state.refresh()
+        if k % check_every == 0 or k % M == 0:
+            objective = state.objective(nu)
+            if k % check_every == 0:
+                history.append(objective)
+                actives.append(state.m0)
+                iters.append(k)
+                if callback is not None and callback(
+                    SLKLState(k, objective, state.m0, state.mu.copy())
+                ):
+                    break
+            if k % M == 0:
+                if last_rule - objective < tol * last_rule:
+                    converged = True
+                    break
+                last_rule = objective
+    if state.updates:
+        state.refresh()
+    objective = state.objective(nu)
+    if iters[-1] != k:
+        history.append(objective)
+        actives.append(state.m0)
+        iters.append(k)
+
+    xp, device, dtype = problem.xp, problem.device, problem.dtype
+    k0 = state.m0
+    order = hxp.argsort(state.act[:k0])
+    support = tuple(int(i) for i in state.act[:k0][order])
+    dual = state.dual()[order]
+    return SLKLResult(
+        weights=from_host(state.mu, xp=xp, device=device, dtype=dtype),
+        support=support,
+        dual_coef=from_host(dual, xp=xp, device=device, dtype=dtype),
+        objective=objective,
+        objective_history=tuple(history),
+        n_active_history=tuple(actives),
+        iteration_history=tuple(iters),
+        n_iter=k,
+        converged=converged,
+        mode=problem.mode,
+    )
