@@ -1,0 +1,593 @@
+"""Mklaren: multiple kernel learning with least-angle regression (Stražar & Curk 2016).
+
+The pure algorithm over arrays; :class:`lrkl.MklarenRegressor` is the estimator around it. The
+mathematics, and which of the paper's and the reference code's choices are followed where the two
+disagree, is in ``MKLAREN.md`` (§§1–7, §12); equation numbers refer to the paper.
+
+Outline of :func:`mklaren_fit` (``K`` iterations, ``p`` kernels, ``n`` training points):
+
+- every kernel keeps an incomplete Cholesky factor of its own (its exact columns, in the order
+  they were selected) and ``δ`` *look-ahead* columns, the next ``δ`` columns of the same pivoted
+  Cholesky decomposition (§4);
+- at each iteration the correlations with the residual of every inactive pivot of every kernel are
+  *approximated* from the look-ahead columns in ``O(δ)`` each (eqs. 13–16), and the (kernel,
+  pivot) that least-angle regression would add next is chosen (eq. 11);
+- its exact Cholesky column (eq. 17) is centred, normalised and augmented for the ℓ2 penalty (eq.
+  27), and one LAR step is taken on the augmented regression line (eqs. 8–11);
+- after the last column joins, the regression line is the ridge fit on the selected columns, and
+  ``β`` follows from a thin QR of the feature matrix (eq. 18).
+
+The bisector uses a Cholesky factor of the Gram matrix ``HᵀH`` that grows by one row per
+iteration, ``O(nK + K²)``, the rank-one update the paper suggests (§12.10). Each iteration reads
+one integer (the selected kernel and pivot) and one number (a degeneracy check) back to the host;
+everything else stays on the arrays' device.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from lrkl._backend import qr, solve_triangular
+from lrkl.kernels import Kernel
+from lrkl.lowrank import icd_column
+
+__all__ = [
+    "FIRST_PIVOT_RULES",
+    "LAMBDA_SCORINGS",
+    "MklarenFit",
+    "candidate_correlations",
+    "chol_blocks",
+    "dual_coefficients",
+    "kernel_columns",
+    "mklaren_fit",
+    "mklaren_predict",
+    "test_features",
+]
+
+Array = Any
+
+#: ``"abs"``: the first pivot maximises ``|c_i|`` (LAR, the paper); ``"signed"``: it maximises
+#: ``c_i`` and must be positive (the reference code).
+FIRST_PIVOT_RULES = ("abs", "signed")
+#: ``"reference"``: the code's ℓ2 term in the candidate scores (§4, §12.7); ``"consistent"``: the
+#: scores of the exact augmented columns, ``b·v_r / (√(b M b) √(1 + λ))``.
+LAMBDA_SCORINGS = ("reference", "consistent")
+
+# Kernels whose largest candidate correlation is below this do not propose a pivot (reference).
+_MIN_CORRELATION = 1e-12
+# Relative width of a tie between candidate scores; ties go to the largest residual diagonal.
+_TIE_RTOL = 1e-9
+# A new column whose Gram pivot 1 − ‖l‖² is below this lies in the span of the previous ones.
+_MIN_GRAM_PIVOT = 1e-10
+
+
+class MklarenFit(NamedTuple):
+    """The result of :func:`mklaren_fit`.
+
+    ``K'`` is the number of columns actually selected: the requested rank unless every kernel ran
+    out of pivots or a new column lay in the span of the previous ones.
+    """
+
+    bias: Array  # shape: (), the training mean of y
+    columns: Array  # shape: (n, K'), raw Cholesky columns g_t in the order of selection
+    kernel_of: tuple[int, ...]  # kernel index of column t
+    pivot_of: tuple[int, ...]  # training row (pivot) of column t
+    col_mean: Array  # shape: (K',), mean of g_t over the training points
+    col_norm: Array  # shape: (K',), ‖P g_t‖, the norm of the centred column
+    beta: Array  # shape: (K',), β* of eq. (18), on the augmented unit columns
+    fitted: Array  # shape: (n,), bias + μ[:n], the training fit
+    lbd: float  # the ℓ2 parameter λ the fit used
+
+
+class _KernelState:
+    """Incomplete Cholesky state of one kernel: pivots, residual diagonal, look-ahead pivots."""
+
+    def __init__(self, diag: Array) -> None:
+        self.d = diag  # shape: (n,), residual diagonal, exactly 0 at the pivots
+        self.pivots: list[int] = []  # S, in order of selection
+        self.columns: list[int] = []  # indices t of its columns in the combined matrix
+        self.lookahead: list[int | None] = []  # W; None marks an all-zero look-ahead column
+
+
+# --------------------------------------------------------------------------- candidate scores
+
+
+def candidate_correlations(
+    lookahead: Array,  # shape: (p, n, δ), look-ahead Cholesky columns of every kernel
+    r: Array,  # shape: (n + K,), augmented residual
+    u: Array,  # shape: (n + K,), augmented bisector
+    *,
+    lbd: float,
+    scoring: str = "reference",
+    xp: ModuleType,
+) -> tuple[Array, Array, Array]:
+    """Approximate correlations ``c`` with ``r`` and ``a`` with ``u`` of every candidate column.
+
+    Candidate ``i`` of kernel ``q`` is the unit, centred, ℓ2-augmented version of its next
+    Cholesky column, approximated from the look-ahead columns ``Ĝ`` as ``Ĝ bᵢ`` with
+    ``bᵢ = Ĝ[i, :]`` (eq. 13; the factor ``1/√dᵢ`` cancels in the normalisation). With
+    ``M = ĜᵀPĜ``, ``v_r = ĜᵀPr`` and ``v_u = ĜᵀPu`` (eqs. 14–16), ``O(nδ²)`` per kernel:
+
+    - ``scoring="reference"`` (MKLAREN.md §4): ``N = √(bᵀMb + λ(1 − 1/(n+K)))``,
+      ``c = (bᵀv_r − √λ r̄)/N``, ``a = (bᵀv_u − √λ ū)/N`` with means over all ``n + K`` entries;
+    - ``scoring="consistent"`` (§12.7): ``N = √(bᵀMb)``, ``c = bᵀv_r/(N√(1+λ))``, likewise ``a``.
+
+    When the look-ahead spans the whole residual kernel (``δ`` at least its rank) these are the
+    exact correlations. Candidates with ``N = 0`` get ``c = a = 0``.
+
+    Returns
+    -------
+    c, a, norm : arrays of shape (p, n)
+        The correlations and the norm ``N`` (0 marks a candidate without a direction).
+    """
+    n = lookahead.shape[1]
+    total = r.shape[0]
+    quad = _quadratic_forms(lookahead, xp=xp)
+    num_r = _projections(lookahead, r[:n], xp=xp)
+    num_u = _projections(lookahead, u[:n], xp=xp)
+    return _correlations(quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp)
+
+
+def _quadratic_forms(lookahead: Array, *, xp: ModuleType) -> Array:
+    """``bᵢᵀ M bᵢ = ‖P Ĝ bᵢ‖²`` for every row ``i`` of every kernel's look-ahead, ``(p, n)``."""
+    n = lookahead.shape[1]
+    mean = xp.mean(lookahead, axis=1)  # shape: (p, δ)
+    gram = xp.matmul(xp.matrix_transpose(lookahead), lookahead)
+    centred = gram - n * (mean[:, :, None] * mean[:, None, :])  # M = ĜᵀPĜ, shape: (p, δ, δ)
+    return xp.sum(xp.matmul(lookahead, centred) * lookahead, axis=2)
+
+
+def _projections(lookahead: Array, v: Array, *, xp: ModuleType) -> Array:
+    """``bᵢᵀ ĜᵀP v`` for every row ``i`` of every kernel's look-ahead, shape ``(p, n)``."""
+    vc = v - xp.mean(v)
+    proj = xp.matmul(xp.matrix_transpose(lookahead), vc[:, None])  # ĜᵀPv, shape: (p, δ, 1)
+    return xp.matmul(lookahead, proj)[:, :, 0]
+
+
+def _correlations(
+    quad: Array,
+    num_r: Array,
+    num_u: Array,
+    r: Array,
+    u: Array,
+    *,
+    lbd: float,
+    scoring: str,
+    total: int,
+    xp: ModuleType,
+) -> tuple[Array, Array, Array]:
+    quad = xp.clip(quad, min=0.0)
+    if scoring == "reference":
+        norm2 = quad + lbd * (1.0 - 1.0 / total)
+        root = math.sqrt(lbd)
+        num_r = num_r - root * xp.mean(r)
+        num_u = num_u - root * xp.mean(u)
+        norm = xp.sqrt(norm2)
+        scale = norm
+    else:
+        norm = xp.sqrt(quad)
+        scale = norm * math.sqrt(1.0 + lbd)
+    ok = norm > 0
+    safe = xp.where(ok, scale, xp.ones_like(scale))
+    zero = xp.zeros_like(quad)
+    return xp.where(ok, num_r / safe, zero), xp.where(ok, num_u / safe, zero), norm
+
+
+def _step_lengths(c: Array, a: Array, big_c: Array, big_a: Array, *, xp: ModuleType) -> Array:
+    """LAR step ``min(γ⁻, γ⁺)`` under the reference's min⁺ rule (MKLAREN.md §3, §12.6).
+
+    ``γ⁻ = (C − c)/(A − a)``, ``γ⁺ = (C + c)/(A + a)``; a ratio whose denominator is ``≤ 0`` or
+    whose value is exactly 0 is discarded (``+∞``); negative ratios are kept, because with
+    approximate candidates ``c > C`` happens and only a backward step keeps the active
+    correlations equal.
+    """
+    inf = xp.full_like(c, math.inf)
+    out = inf
+    for num, den in ((big_c - c, big_a - a), (big_c + c, big_a + a)):
+        ok = den > 0
+        ratio = num / xp.where(ok, den, xp.ones_like(den))
+        out = xp.minimum(out, xp.where(ok & (ratio != 0), ratio, inf))
+    return out
+
+
+def _select(
+    score: Array,  # shape: (p, n), smaller is better, +inf for candidates that do not qualify
+    d: Array,  # shape: (p, n), residual diagonals
+    fallback_ok: Array,  # shape: (p, n), candidates for a plain ICD step when nothing qualifies
+    *,
+    xp: ModuleType,
+) -> int:
+    """Flat index ``q·n + i`` of the selected candidate, or ``-1`` when there is none.
+
+    Within a kernel, scores within ``_TIE_RTOL`` of its best tie and the largest residual
+    diagonal wins (§12.9: with ``δ = 1`` all candidates of a kernel tie exactly); across kernels
+    the smallest score wins and the first kernel on a tie. When no score is finite, the candidate
+    with the largest residual diagonal is taken (a plain ICD step: nothing is left to explain, the
+    approximation still improves). Computed on the device; one integer is read back.
+    """
+    p, n = score.shape
+    best = xp.min(score, axis=1)  # shape: (p,)
+    finite = xp.isfinite(best)
+    width = _TIE_RTOL * xp.where(finite, xp.abs(best), xp.zeros_like(best)) + 1e-300
+    ties = (score <= (best + width)[:, None]) & xp.isfinite(score)
+    neg = xp.full_like(d, -math.inf)
+    pivot_q = xp.argmax(xp.where(ties, d, neg), axis=1)  # shape: (p,)
+    kernel = xp.argmin(best)
+    chosen = kernel * n + xp.take(pivot_q, kernel[None], axis=0)[0]
+    flat_d = xp.reshape(xp.where(fallback_ok, d, neg), (p * n,))
+    fallback = xp.argmax(flat_d)
+    none = xp.full_like(fallback, -1)
+    idx = xp.where(xp.any(finite), chosen, xp.where(xp.max(flat_d) > 0, fallback, none))
+    return int(idx)
+
+
+# --------------------------------------------------------------------------- Cholesky steps
+
+
+def _cholesky_steps(
+    kernel: Kernel,
+    X: Array,
+    exact: Array,  # shape: (n, k), the kernel's exact Cholesky columns
+    d: Array,  # shape: (n,), their residual diagonal
+    order: Sequence[int | None],
+    n_steps: int,
+    *,
+    xp: ModuleType,
+) -> tuple[Array, list[int | None]]:
+    """``n_steps`` further Cholesky columns: first at the pivots of ``order``, then greedily.
+
+    Returns the ``(n, n_steps)`` new columns and their pivots; once the order is used up, each
+    next pivot maximises the running residual diagonal (plain ICD, §1), and ``None`` with an all
+    zero column marks that no residual is left.
+    """
+    n, k = exact.shape
+    work = xp.zeros((n, k + n_steps), dtype=X.dtype, device=X.device)
+    if k > 0:
+        work[:, :k] = exact
+    d_run = xp.asarray(d, copy=True)
+    pivots: list[int | None] = []
+    for j in range(n_steps):
+        pivot = order[j] if j < len(order) else _argmax_positive(d_run, xp=xp)
+        pivots.append(pivot)
+        if pivot is None:
+            continue
+        g = icd_column(kernel, X, work, d_run, pivot, k + j, xp=xp)
+        work[:, k + j] = g
+        d_run = d_run - g * g
+        d_run[pivot] = 0.0
+    return work[:, k:], pivots
+
+
+def _argmax_positive(d: Array, *, xp: ModuleType) -> int | None:
+    """Index of the largest entry of ``d`` (first on ties), ``None`` when no entry is positive."""
+    i = int(xp.argmax(d))
+    return i if bool(d[i] > 0) else None
+
+
+def _refresh(
+    state: _KernelState,
+    kernel: Kernel,
+    X: Array,
+    exact: Array,
+    pivot: int,
+    delta: int,
+    *,
+    xp: ModuleType,
+) -> tuple[Array, Array]:
+    """Exact column at ``pivot`` and the new look-ahead of one kernel (§4, update steps 1–2).
+
+    As the reference code does (§12.8): the old look-ahead pivots are kept in their order behind
+    the new pivot; if the new pivot was one of them, one pivot is appended, the largest residual
+    diagonal *before* the update outside ``S ∪ W``.
+    """
+    old = [w for w in state.lookahead if w is not None]
+    if pivot in old:
+        rest = [w for w in old if w != pivot]
+        masked = xp.asarray(state.d, copy=True)
+        for w in rest:
+            masked[w] = -math.inf
+        masked[pivot] = -math.inf
+        extra = _argmax_positive(masked, xp=xp)
+        order = [pivot, *rest] + ([extra] if extra is not None else [])
+    else:
+        order = [pivot, *old]
+    cols, pivots = _cholesky_steps(kernel, X, exact, state.d, order, delta + 1, xp=xp)
+    state.lookahead = pivots[1:]
+    return cols[:, 0], cols[:, 1:]
+
+
+# --------------------------------------------------------------------------- the algorithm
+
+
+def mklaren_fit(
+    kernels: Sequence[Kernel],
+    X: Array,  # shape: (n, dim), validated
+    y: Array,  # shape: (n,), validated
+    rank: int,
+    *,
+    delta: int = 10,
+    lbd: float = 0.0,
+    first_pivot: str = "abs",
+    scoring: str = "reference",
+    callback: Callable[[int, int, int, Array], None] | None = None,
+    xp: ModuleType,
+) -> MklarenFit:
+    """Mklaren on validated arrays (MKLAREN.md §7).
+
+    Parameters
+    ----------
+    kernels : sequence of Kernel
+        The ``p`` kernels, all evaluated on ``X``.
+    X : array, shape (n, dim)
+        Training inputs, finite and floating.
+    y : array, shape (n,)
+        Training targets in the dtype of ``X``.
+    rank : int
+        Total rank ``K``: the number of iterations, i.e. of Cholesky columns over all kernels.
+    delta : int
+        Look-ahead ``δ``: the number of further Cholesky columns per kernel that approximate the
+        candidates.
+    lbd : float
+        ℓ2 parameter ``λ ≥ 0`` (augmentation, §5).
+    first_pivot : {"abs", "signed"}
+        See :data:`FIRST_PIVOT_RULES`.
+    scoring : {"reference", "consistent"}
+        See :data:`LAMBDA_SCORINGS`.
+    callback : callable, optional
+        Called after iteration ``t`` as ``callback(t, kernel, pivot, fitted)`` with the training
+        fit ``bias + μ[:n]`` at that point (the LAR knot where column ``t + 1`` enters).
+    xp : namespace
+        The array namespace of ``X`` and ``y``.
+
+    Returns
+    -------
+    MklarenFit
+    """
+    n = X.shape[0]
+    dtype, device = X.dtype, X.device
+    total = n + rank
+    bias = xp.mean(y)
+    r = xp.zeros(total, dtype=dtype, device=device)
+    r[:n] = y - bias
+    mu = xp.zeros_like(r)
+    u = xp.zeros_like(r)
+    H = xp.zeros((total, rank), dtype=dtype, device=device)
+    L = xp.zeros((rank, rank), dtype=dtype, device=device)  # Cholesky factor of HᵀH
+    columns = xp.zeros((n, rank), dtype=dtype, device=device)
+    col_mean = xp.zeros(rank, dtype=dtype, device=device)
+    col_norm = xp.zeros(rank, dtype=dtype, device=device)
+    scale = 1.0 / math.sqrt(1.0 + lbd)
+    aug = math.sqrt(lbd) * scale
+
+    states = [_KernelState(kernel._diag(X, xp=xp)) for kernel in kernels]
+    empty = xp.zeros((n, 0), dtype=dtype, device=device)
+    looks = []
+    for kernel, state in zip(kernels, states, strict=True):
+        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state.d, [], delta, xp=xp)
+        looks.append(cols)
+    lookahead = xp.stack(looks)  # shape: (p, n, δ)
+    quad = _quadratic_forms(lookahead, xp=xp)  # only the updated kernel's row changes later
+    big_c = big_a = None
+    kernel_of: list[int] = []
+    pivot_of: list[int] = []
+
+    for t in range(rank):
+        d = xp.stack([state.d for state in states])
+        num_r = _projections(lookahead, r[:n], xp=xp)
+        num_u = _projections(lookahead, u[:n], xp=xp)
+        c, a, norm = _correlations(
+            quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp
+        )
+        eligible = (d > 0) & (norm > 0)
+        proposes = xp.max(xp.where(eligible, xp.abs(c), xp.zeros_like(c)), axis=1)
+        eligible = eligible & (proposes > _MIN_CORRELATION)[:, None]
+        if t == 0:
+            value = xp.abs(c) if first_pivot == "abs" else c
+            score = xp.where(eligible & (value > 0), -value, xp.full_like(c, math.inf))
+        else:
+            gamma = _step_lengths(c, a, big_c, big_a, xp=xp)
+            score = xp.where(eligible, gamma, xp.full_like(gamma, math.inf))
+        flat = _select(score, d, d > 0, xp=xp)
+        if flat < 0:
+            break  # every kernel is exhausted: its residual diagonal is zero
+        q, pivot = divmod(flat, n)
+        state = states[q]
+        exact = _take_columns(columns, state.columns, xp=xp)
+        g, new_look = _refresh(state, kernels[q], X, exact, pivot, delta, xp=xp)
+
+        # The new unit column h_t = [P g/‖P g‖; √λ e_t]/√(1 + λ) (eqs. 4 and 27).
+        g_mean = xp.mean(g)
+        g_norm = xp.linalg.vector_norm(g - g_mean)
+        h = xp.zeros(total, dtype=dtype, device=device)
+        h[:n] = (g - g_mean) * (scale / xp.where(g_norm > 0, g_norm, xp.ones_like(g_norm)))
+        h[n + t] = aug
+        cross = xp.matmul(xp.matrix_transpose(H[:, :t]), h)  # shape: (t,)
+        row = solve_triangular(L[:t, :t], cross, xp=xp, lower=True) if t > 0 else cross
+        pivot2 = xp.sum(h * h) - xp.sum(row * row)
+        if not bool((g_norm > 0) & (pivot2 > _MIN_GRAM_PIVOT)):
+            break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
+
+        # Commit the column to the kernel's decomposition (§4, update step 3).
+        state.d = state.d - g * g
+        state.d[pivot] = 0.0
+        state.pivots.append(pivot)
+        state.columns.append(t)
+        lookahead[q, :, :] = new_look
+        quad[q, :] = _quadratic_forms(new_look[None, :, :], xp=xp)[0, :]
+        columns[:, t] = g
+        col_mean[t] = g_mean
+        col_norm[t] = g_norm
+        H[:, t] = h
+        L[t, :t] = row
+        L[t, t] = xp.sqrt(pivot2)
+        kernel_of.append(q)
+        pivot_of.append(pivot)
+
+        if t > 0:
+            # Step along the old bisector until the new column is as correlated as the others.
+            corr = xp.matmul(xp.matrix_transpose(H[:, : t + 1]), r)
+            c_new = corr[t:]
+            a_new = xp.sum(h * u)[None]
+            big_c = xp.max(xp.abs(corr[:t]))
+            gamma = _step_lengths(c_new, a_new, big_c, big_a, xp=xp)[0]
+            gamma = xp.where(xp.isfinite(gamma), gamma, xp.zeros_like(gamma))
+            mu = mu + gamma * u
+            r = r - gamma * u
+        u, big_a, big_c = _bisector(H[:, : t + 1], L[: t + 1, : t + 1], r, xp=xp)
+        if t == rank - 1:
+            mu = mu + (big_c / big_a) * u
+            r = r - (big_c / big_a) * u
+        if callback is not None:
+            callback(t, q, pivot, bias + mu[:n])
+
+    used = len(kernel_of)
+    if 0 < used < rank:
+        # Stopped early: finish with the least-squares step on the columns that were selected.
+        mu = mu + (big_c / big_a) * u
+    H = H[:, :used]
+    beta = _coefficients(H, mu, xp=xp)
+    return MklarenFit(
+        bias=bias,
+        columns=columns[:, :used],
+        kernel_of=tuple(kernel_of),
+        pivot_of=tuple(pivot_of),
+        col_mean=col_mean[:used],
+        col_norm=col_norm[:used],
+        beta=beta,
+        fitted=bias + mu[:n],
+        lbd=float(lbd),
+    )
+
+
+def _bisector(
+    H: Array,  # shape: (n + K, t), active unit columns
+    L: Array,  # shape: (t, t), Cholesky factor of HᵀH
+    r: Array,
+    *,
+    xp: ModuleType,
+) -> tuple[Array, Array, Array]:
+    """Equiangular unit vector ``u``, its correlation ``A`` and ``C = max|Hᵀr|`` (eq. 10).
+
+    With the signs ``s = sign(Hᵀr)``: ``z = (HᵀH)⁻¹s``, ``A = (sᵀz)^(−1/2)``, ``u = A H z``
+    (the signed Gram matrix ``diag(s) HᵀH diag(s)`` needs no factor of its own).
+    """
+    corr = xp.matmul(xp.matrix_transpose(H), r)
+    s = xp.where(corr >= 0, xp.ones_like(corr), -xp.ones_like(corr))
+    half = solve_triangular(L, s, xp=xp, lower=True)
+    z = solve_triangular(L, half, xp=xp, lower=True, trans=True)
+    big_a = 1.0 / xp.sqrt(xp.sum(s * z))
+    u = big_a * xp.matmul(H, z)
+    return u, big_a, xp.max(xp.abs(corr))
+
+
+def _coefficients(H: Array, mu: Array, *, xp: ModuleType) -> Array:
+    """``β* = R⁻¹Qᵀμ`` from the thin QR ``H = QR`` (eq. 18)."""
+    if H.shape[1] == 0:
+        return xp.zeros(0, dtype=mu.dtype, device=mu.device)
+    Q, R = qr(H, xp=xp)
+    return solve_triangular(R, xp.matmul(xp.matrix_transpose(Q), mu), xp=xp, lower=False)
+
+
+# --------------------------------------------------------------------------- prediction
+
+
+def _take_columns(A: Array, cols: Sequence[int], *, xp: ModuleType) -> Array:
+    """``A[:, cols]`` for a host list of column indices (possibly empty)."""
+    if not cols:
+        return A[:, :0]
+    return xp.take(A, xp.asarray(cols, dtype=xp.int64, device=A.device), axis=1)
+
+
+def kernel_columns(fit: MklarenFit, q: int) -> list[int]:
+    """Indices ``t`` of the columns of kernel ``q``, in the order of selection."""
+    return [t for t, k in enumerate(fit.kernel_of) if k == q]
+
+
+def test_features(
+    kernels: Sequence[Kernel],
+    pivot_X: Sequence[Array],  # per kernel, shape: (k_q, dim), the training rows at its pivots
+    chol: Sequence[Array],  # per kernel, shape: (k_q, k_q), L_q = G_q[S_q, :]
+    Xnew: Array,  # shape: (m, dim)
+    *,
+    xp: ModuleType,
+) -> list[Array]:
+    """Cholesky features ``g_q(x) = L_q⁻¹ k_q(S_q, x)`` of new points (eqs. 19–21), per kernel.
+
+    ``L_q`` is the factor's pivot block, lower triangular in pivot order with
+    ``L_q L_qᵀ = K_SS``; one triangular solve, ``O(k_q²)`` per point. For a training point the
+    result is its row of the training factor. Kernels without pivots give ``(m, 0)`` arrays.
+    """
+    out = []
+    for kernel, Xs, Lq in zip(kernels, pivot_X, chol, strict=True):
+        if Xs.shape[0] == 0:
+            out.append(xp.zeros((Xnew.shape[0], 0), dtype=Xnew.dtype, device=Xnew.device))
+            continue
+        k_sx = kernel._evaluate(Xs, Xnew, xp=xp)  # shape: (k_q, m)
+        out.append(xp.matrix_transpose(solve_triangular(Lq, k_sx, xp=xp, lower=True)))
+    return out
+
+
+def _index(values: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
+    return xp.asarray(list(values), dtype=xp.int64, device=device)
+
+
+def _unit_weights(fit: MklarenFit) -> Array:
+    """``β'_t = β*_t / (‖Pg_t‖√(1+λ))``: the weights of the raw (centred) Cholesky columns."""
+    return fit.beta / (fit.col_norm * math.sqrt(1.0 + fit.lbd))
+
+
+def mklaren_predict(
+    fit: MklarenFit,
+    features: Sequence[Array],  # per kernel, shape: (m, k_q), from test_features
+    *,
+    xp: ModuleType,
+) -> Array:
+    """``ŷ(x) = ȳ + Σ_t z_t(x) β*_t`` with ``z_t = (g_t(x) − ḡ_t)/(‖Pg_t‖√(1+λ))`` (eq. 22)."""
+    m = features[0].shape[0]
+    out = xp.zeros(m, dtype=fit.beta.dtype, device=fit.beta.device) + fit.bias
+    weights = _unit_weights(fit)
+    for q, feats in enumerate(features):
+        cols = kernel_columns(fit, q)
+        if not cols:
+            continue
+        idx = _index(cols, xp=xp, device=fit.beta.device)
+        centred = feats - xp.take(fit.col_mean, idx)[None, :]
+        out = out + xp.matmul(centred, xp.take(weights, idx))
+    return out
+
+
+def chol_blocks(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> list[Array]:
+    """``L_q = G_q[S_q, :]`` for every kernel (lower triangular in the order of its pivots)."""
+    out = []
+    for q in range(n_kernels):
+        cols = kernel_columns(fit, q)
+        Gq = _take_columns(fit.columns, cols, xp=xp)
+        rows = _index([fit.pivot_of[t] for t in cols], xp=xp, device=fit.columns.device)
+        out.append(xp.take(Gq, rows, axis=0))
+    return out
+
+
+def dual_coefficients(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Array:
+    """Least-norm dual coefficients ``α_q`` of every kernel (eqs. 23–25), shape ``(p, n)``.
+
+    With ``β'_q = β*_q / (‖Pg_t‖√(1+λ))`` the training fit is ``const + Σ_q G_q β'_q``, and
+    ``α_q = G_q (G_qᵀG_q)⁻¹ β'_q`` is the smallest ``α_q`` with ``G_qᵀα_q = β'_q``, so that
+    ``(G_q G_qᵀ) α_q = G_q β'_q``: the dual of the kernel's part of the fit in its low-rank
+    kernel. With an explicit feature map ``Φ_q`` the primal weights are ``w_q = Φ_qᵀ α_q``
+    (eq. 26).
+    """
+    n = fit.columns.shape[0]
+    out = xp.zeros((n_kernels, n), dtype=fit.columns.dtype, device=fit.columns.device)
+    weights = _unit_weights(fit)
+    for q in range(n_kernels):
+        cols = kernel_columns(fit, q)
+        if not cols:
+            continue
+        Q, R = qr(_take_columns(fit.columns, cols, xp=xp), xp=xp)
+        beta_q = xp.take(weights, _index(cols, xp=xp, device=fit.columns.device))
+        # G(GᵀG)⁻¹β' = Q R⁻ᵀ β' with G = QR, avoiding the normal equations.
+        out[q, :] = xp.matmul(Q, solve_triangular(R, beta_q, xp=xp, lower=False, trans=True))
+    return out
