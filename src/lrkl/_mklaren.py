@@ -42,6 +42,7 @@ __all__ = [
     "chol_blocks",
     "dual_coefficients",
     "kernel_columns",
+    "kernel_weights",
     "mklaren_fit",
     "mklaren_predict",
     "test_features",
@@ -568,6 +569,17 @@ def chol_blocks(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> list[Arra
         rows = _index([fit.pivot_of[t] for t in cols], xp=xp, device=fit.columns.device)
         out.append(xp.take(Gq, rows, axis=0))
     return out
+
+
+def kernel_weights(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Array:
+    """``‖G_q β'_q‖`` per kernel: the size of each kernel's part of the training fit."""
+    weights = _unit_weights(fit)
+    parts = []
+    for q in range(n_kernels):
+        cols = kernel_columns(fit, q)
+        beta_q = xp.take(weights, _index(cols, xp=xp, device=weights.device))
+        parts.append(xp.linalg.vector_norm(_take_columns(fit.columns, cols, xp=xp) @ beta_q))
+    return xp.stack(parts)
 
 
 def dual_coefficients(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Array:
