@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 import array_api_compat
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 
 __all__ = [
     "Factor",
@@ -31,6 +32,7 @@ __all__ = [
     "default_float",
     "device_of",
     "eigh",
+    "ensure_array",
     "float_dtype",
     "from_host",
     "get_namespace",
@@ -333,3 +335,29 @@ def from_host(a: Any, /, *, xp: ModuleType, device: Any, dtype: Any = None) -> A
         host = xp.asarray(a, dtype=dtype, device=array_api_strict.Device("CPU_DEVICE"))
         return xp.asarray(host, device=device)
     return xp.asarray(a, dtype=dtype, device=device)
+
+
+def ensure_array(x: Any, /, *, name: str) -> Array:
+    """``x`` itself when it is an array of an array-API library, else a NumPy array of it.
+
+    Lists, pandas objects and anything with ``__array__`` become NumPy arrays (the caller then
+    works in NumPy); object arrays are converted to float64, so non-numeric entries raise
+    :class:`TypeError`; complex data raise :class:`ValueError`.
+    """
+    if x is None:
+        msg = f"{name} must be an array, received None"
+        raise ValueError(msg)
+    if scipy.sparse.issparse(x):
+        msg = (
+            f"Sparse data was passed for {name}, but dense data is required. Use '.toarray()' to "
+            "convert to a dense numpy array."
+        )
+        raise TypeError(msg)
+    if not array_api_compat.is_array_api_obj(x) or isinstance(x, np.generic):
+        x = np.asarray(x)
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        x = x.astype(np.float64)
+    if isinstance(x, np.ndarray) and np.iscomplexobj(x):
+        msg = f"Complex data not supported: {name} has dtype {x.dtype}, expected real values"
+        raise ValueError(msg)
+    return x

@@ -105,7 +105,7 @@ class SLKLResult(NamedTuple):
     mode: str
 
 
-# --------------------------------------------------------------------------- problems (column oracles)
+# ------------------------------------------------------------------ problems (column oracles)
 
 
 def choose_mode(
@@ -620,10 +620,8 @@ def slkl_solve(
             converged = True
             break
         kk = state.m0
-        if greedy:
-            w = state.P[:kk, m]
-        else:
-            w = problem.products(m, int(state.slot[m]), state.act, kk)
+        # Greedy keeps B_{A,S} for its scores, so w is a read; otherwise the form computes it.
+        w = state.P[:kk, m] if greedy else problem.products(m, int(state.slot[m]), state.act, kk)
         u = state.G[:kk, :kk] @ w
         a = float(problem.b[m] - state.z[:kk] @ u)
         q = float(problem.diag_B[m] - w @ u)
