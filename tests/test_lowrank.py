@@ -1,0 +1,386 @@
+"""ICD, CSI and Nyström factors against dense NumPy computations, on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lrkl import lowrank
+from lrkl._backend import to_numpy
+from lrkl.kernels import Gaussian, Laplacian, Linear, Polynomial
+
+# --------------------------------------------------------------------------- dense references
+
+
+def dense_pivoted_cholesky(K, rank, pivots=None):
+    """Pivoted Cholesky on the full matrix: explicit Schur complements, greedy or given pivots."""
+    n = K.shape[0]
+    E = K.copy()
+    G = np.zeros((n, rank))
+    chosen = []
+    for k in range(rank):
+        if pivots is None:
+            diag = np.diag(E).copy()
+            diag[chosen] = -np.inf
+            i = int(np.argmax(diag))
+        else:
+            i = pivots[k]
+        g = E[:, i] / np.sqrt(E[i, i])
+        G[:, k] = g
+        E = E - np.outer(g, g)
+        chosen.append(i)
+    return G, chosen
+
+
+def dense_csi_greedy(K, Y, rank, kappa, centering=True):
+    """Exact greedy CSI: for every candidate the exact new column and the exact gain in J."""
+    n = K.shape[0]
+    Y = Y.reshape(n, -1)
+    P = np.eye(n) - np.ones((n, n)) / n if centering else np.eye(n)
+    Y = P @ Y
+    lam, mu = (1 - kappa) / np.trace(K), kappa / np.sum(Y**2)
+    E = K.copy()
+    Q = np.zeros((n, 0))
+    chosen = []
+    for _ in range(rank):
+        best, best_i = -np.inf, None
+        for i in range(n):
+            if i in chosen or E[i, i] <= 1e-10:
+                continue
+            g = E[:, i] / np.sqrt(E[i, i])
+            q = P @ g
+            q = q - Q @ (Q.T @ q)
+            gain_y = np.sum((Y.T @ q) ** 2) / np.sum(q**2)
+            gain = lam * np.sum(g**2) + mu * gain_y
+            if gain > best:
+                best, best_i = gain, i
+        g = E[:, best_i] / np.sqrt(E[best_i, best_i])
+        E = E - np.outer(g, g)
+        q = P @ g
+        q = q - Q @ (Q.T @ q)
+        Q = np.column_stack([Q, q / np.linalg.norm(q)])
+        chosen.append(best_i)
+    return chosen
+
+
+def sym_inv_sqrt(W, floor=1e-12):
+    s, U = np.linalg.eigh(W)
+    return U @ np.diag(1 / np.sqrt(np.maximum(s, floor))) @ U.T
+
+
+# --------------------------------------------------------------------------- fixtures
+
+KERNELS = [Gaussian(gamma=0.5), Laplacian(gamma=0.3), Polynomial(degree=2)]
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.standard_normal((24, 3))
+    Z = rng.standard_normal((7, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(24)
+    return X, Z, y
+
+
+def K_of(kernel, A, B=None):
+    return kernel(A, A if B is None else B)
+
+
+# --------------------------------------------------------------------------- icd_column
+
+
+def test_icd_column_is_one_cholesky_step(backend, data):
+    X, _, _ = data
+    kernel = Gaussian(gamma=0.5)
+    K = K_of(kernel, X)
+    ref, piv = dense_pivoted_cholesky(K, 4)
+    Xb = backend.asarray(X)
+    G = backend.xp.zeros((24, 5), dtype=backend.xp.float64, device=backend.device)
+    G[:, :3] = backend.asarray(ref[:, :3])
+    d = np.diag(K) - np.sum(ref[:, :3] ** 2, axis=1)
+    d[piv[:3]] = 0.0
+    g = to_numpy(lowrank.icd_column(kernel, Xb, G, backend.asarray(d), piv[3], 3, xp=backend.xp))
+    np.testing.assert_allclose(g, ref[:, 3], atol=1e-12)
+    assert np.all(g[piv[:3]] == 0.0)
+    assert g[piv[3]] == np.sqrt(d[piv[3]])
+
+
+def test_icd_column_is_zero_when_residual_vanishes(backend, data):
+    X, _, _ = data
+    Xb = backend.asarray(X)
+    G = backend.xp.zeros((24, 2), dtype=backend.xp.float64, device=backend.device)
+    d = np.ones(24)
+    d[5] = 0.0
+    g = lowrank.icd_column(Gaussian(gamma=0.5), Xb, G, backend.asarray(d), 5, 0, xp=backend.xp)
+    assert np.all(to_numpy(g) == 0.0)
+
+
+# --------------------------------------------------------------------------- ICD
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_icd_matches_dense_pivoted_cholesky(backend, data, kernel):
+    X, _, _ = data
+    K = K_of(kernel, X)
+    f = lowrank.icd(kernel, backend.asarray(X), 6)
+    ref, piv = dense_pivoted_cholesky(K, 6)
+    assert f.pivots == tuple(piv)
+    assert f.method == "icd"
+    np.testing.assert_allclose(to_numpy(f.G), ref, atol=1e-10)
+    np.testing.assert_allclose(to_numpy(f.L), ref[piv], atol=1e-10)
+    np.testing.assert_allclose(to_numpy(f.landmarks), X[piv])
+    np.testing.assert_allclose(
+        to_numpy(f.residual), np.diag(K) - np.sum(ref**2, axis=1), atol=1e-10
+    )
+    L = to_numpy(f.L)
+    assert np.all(np.triu(L, 1) == 0.0)  # exact zeros, not round-off
+
+
+def test_icd_full_rank_reproduces_kernel(backend, data):
+    X, _, _ = data
+    kernel = Laplacian(gamma=0.3)  # strictly positive definite, well conditioned
+    f = lowrank.icd(kernel, backend.asarray(X), 24, tol=0.0)
+    G = to_numpy(f.G)
+    assert f.rank == 24
+    np.testing.assert_allclose(G @ G.T, K_of(kernel, X), atol=1e-10)
+    # ICD is the Nyström approximation on its pivots (eq. 20).
+    f6 = lowrank.icd(kernel, backend.asarray(X), 6)
+    K = K_of(kernel, X)
+    S = list(f6.pivots)
+    nys = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])
+    np.testing.assert_allclose(to_numpy(f6.G) @ to_numpy(f6.G).T, nys, atol=1e-10)
+
+
+def test_icd_stops_early_on_low_rank_kernel(backend, data):
+    X, _, _ = data
+    f = lowrank.icd(Linear(), backend.asarray(X), 10)
+    assert f.rank == 3
+    G = to_numpy(f.G)
+    np.testing.assert_allclose(G @ G.T, X @ X.T, atol=1e-10)
+    assert np.all(to_numpy(f.residual) <= 1e-10)
+
+
+def test_icd_keeps_float32(backend, data):
+    X, _, _ = data
+    f = lowrank.icd(Gaussian(gamma=0.5), backend.asarray(X.astype(np.float32)), 5)
+    assert f.G.dtype == backend.xp.float32
+    assert f.transform(backend.asarray(X.astype(np.float32))).dtype == backend.xp.float32
+
+
+# --------------------------------------------------------------------------- Nyström
+
+
+def test_nystrom_full_form_matches_dense(backend, data):
+    X, Z, _ = data
+    kernel = Gaussian(gamma=0.5)
+    f = lowrank.nystrom(kernel, backend.asarray(X), 8, random_state=42)
+    S = list(np.random.RandomState(42).permutation(24)[:8])
+    assert f.pivots == tuple(S)
+    assert f.method == "nystrom"
+    K = K_of(kernel, X)
+    N = sym_inv_sqrt(K[np.ix_(S, S)])
+    np.testing.assert_allclose(to_numpy(f.G), K[:, S] @ N, atol=1e-9)
+    np.testing.assert_allclose(
+        to_numpy(f.transform(backend.asarray(Z))), K_of(kernel, Z, X[S]) @ N, atol=1e-9
+    )
+
+
+def test_nystrom_rank_R_form_is_pseudo_inverse_of_best_rank_R(backend, data):
+    X, _, _ = data
+    kernel = Gaussian(gamma=0.5)
+    f = lowrank.nystrom(kernel, backend.asarray(X), 10, rank=4, landmarks=range(10, 20))
+    K = K_of(kernel, X)
+    S = list(range(10, 20))
+    s, U = np.linalg.eigh(K[np.ix_(S, S)])
+    U4, s4 = U[:, -4:], s[-4:]
+    V = K[:, S] @ U4 @ np.diag(s4**-0.5)  # the ℓp-MKL paper's V = C L D^{-1/2}
+    G = to_numpy(f.G)
+    assert G.shape == (24, 4)
+    np.testing.assert_allclose(G @ G.T, V @ V.T, atol=1e-9)
+    np.testing.assert_allclose(np.abs(G), np.abs(V[:, ::-1]), atol=1e-9)  # up to column signs
+
+
+def test_nystrom_all_landmarks_reproduces_kernel(backend, data):
+    X, _, _ = data
+    kernel = Laplacian(gamma=0.3)
+    for rank in (None, 24):
+        f = lowrank.nystrom(kernel, backend.asarray(X), 24, rank=rank, random_state=0)
+        G = to_numpy(f.G)
+        np.testing.assert_allclose(G @ G.T, K_of(kernel, X), atol=1e-9)
+        np.testing.assert_allclose(to_numpy(f.residual), 0.0, atol=1e-9)
+
+
+def test_nystrom_rank_R_drops_null_directions(backend, data):
+    X, _, _ = data
+    f = lowrank.nystrom(Linear(), backend.asarray(X), 8, rank=6, random_state=1)
+    G = to_numpy(f.G)
+    assert np.all(G[:, 3:] == 0.0)  # a rank-3 kernel: three exactly-zero columns
+    np.testing.assert_allclose(G @ G.T, X @ X.T, atol=1e-9)
+
+
+# --------------------------------------------------------------------------- out of sample
+
+
+def _factors(backend, X, y, kernel):
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    return {
+        "icd": lowrank.icd(kernel, Xb, 7),
+        "csi": lowrank.csi(kernel, Xb, yb, 7, lookahead=4),
+        "nystrom": lowrank.nystrom(kernel, Xb, 7, random_state=3),
+        "nystrom-R": lowrank.nystrom(kernel, Xb, 9, rank=5, random_state=3),
+    }
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_transform_of_training_points_is_the_factor(backend, data, kernel):
+    X, _, y = data
+    for name, f in _factors(backend, X, y, kernel).items():
+        np.testing.assert_allclose(
+            to_numpy(f.transform(backend.asarray(X))), to_numpy(f.G), atol=1e-8, err_msg=name
+        )
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_cholesky_transform_extends_the_factor(backend, data, kernel):
+    """g(z) = L⁻¹k(S, z) is the row of z in the Cholesky factor of [X; Z] on the same pivots."""
+    X, Z, y = data
+    XZ = np.vstack([X, Z])
+    for name in ("icd", "csi"):
+        f = _factors(backend, X, y, kernel)[name]
+        ref, _ = dense_pivoted_cholesky(K_of(kernel, XZ), f.rank, list(f.pivots))
+        np.testing.assert_allclose(
+            to_numpy(f.transform(backend.asarray(Z))), ref[24:], atol=1e-8, err_msg=name
+        )
+
+
+def test_cholesky_features_skip_zero_columns(backend, data):
+    X, Z, _ = data
+    kernel = Gaussian(gamma=0.5)
+    f = lowrank.icd(kernel, backend.asarray(X), 4)
+    L = to_numpy(f.L).copy()
+    L[:, 2] = 0.0  # a pivot whose residual vanished: icd_column gives a zero column
+    out = to_numpy(
+        lowrank.cholesky_features(
+            kernel, f.landmarks, backend.asarray(L), backend.asarray(Z), xp=backend.xp
+        )
+    )
+    keep = [0, 1, 3]
+    S = [f.pivots[j] for j in keep]
+    expected = np.linalg.solve(L[np.ix_(keep, keep)], K_of(kernel, X[S], Z)).T
+    np.testing.assert_allclose(out[:, keep], expected, atol=1e-10)
+    assert np.all(out[:, 2] == 0.0)
+
+
+# --------------------------------------------------------------------------- CSI
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_csi_factor_is_a_pivoted_cholesky_factor(backend, data, kernel):
+    X, _, y = data
+    f = lowrank.csi(kernel, backend.asarray(X), backend.asarray(y), 6, lookahead=3)
+    K = K_of(kernel, X)
+    G, L, S = to_numpy(f.G), to_numpy(f.L), list(f.pivots)
+    assert f.method == "csi"
+    assert len(set(S)) == 6
+    assert np.all(np.triu(L, 1) == 0.0)
+    np.testing.assert_allclose(L @ L.T, K[np.ix_(S, S)], atol=1e-10)
+    nys = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])
+    np.testing.assert_allclose(G @ G.T, nys, atol=1e-9)
+    ref, _ = dense_pivoted_cholesky(K, 6, S)
+    np.testing.assert_allclose(G, ref, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(f.residual), np.diag(K) - np.sum(G**2, axis=1), atol=1e-10)
+
+
+def test_csi_full_rank_reproduces_kernel(backend, data):
+    X, _, y = data
+    kernel = Laplacian(gamma=0.3)
+    f = lowrank.csi(kernel, backend.asarray(X), backend.asarray(y), 24, lookahead=5, tol=0.0)
+    G = to_numpy(f.G)
+    assert f.rank == 24
+    np.testing.assert_allclose(G @ G.T, K_of(kernel, X), atol=1e-9)
+
+
+@pytest.mark.parametrize("kappa", [0.0, 0.5, 0.99, 1.0])
+def test_csi_with_full_lookahead_is_exact_greedy(backend, data, kappa):
+    """With δ ≥ n the predicted gains are exact: CSI picks the exact greedy pivots."""
+    X, _, y = data
+    kernel = Laplacian(gamma=0.3)
+    f = lowrank.csi(
+        kernel, backend.asarray(X), backend.asarray(y), 6, kappa=kappa, lookahead=24, tol=0.0
+    )
+    assert list(f.pivots) == dense_csi_greedy(K_of(kernel, X), y, 6, kappa)
+
+
+def test_csi_without_lookahead_and_kappa_zero_is_icd(backend, data):
+    X, _, y = data
+    kernel = Gaussian(gamma=0.5)
+    f = lowrank.csi(kernel, backend.asarray(X), backend.asarray(y), 6, kappa=0.0, lookahead=0)
+    assert f.pivots == lowrank.icd(kernel, backend.asarray(X), 6).pivots
+
+
+def test_csi_uses_the_targets(backend, rng):
+    """A target that depends on one far-away cluster makes CSI pivot there before ICD would."""
+    X = np.vstack([rng.normal(0, 0.3, (40, 1)), rng.normal(5, 0.01, (5, 1))])
+    y = np.r_[np.zeros(40), np.ones(5)]
+    kernel = Gaussian(gamma=2.0)
+    f = lowrank.csi(kernel, backend.asarray(X), backend.asarray(y), 1, lookahead=10)
+    assert f.pivots[0] >= 40
+    assert lowrank.icd(kernel, backend.asarray(X), 1).pivots[0] < 40
+
+
+def test_csi_multi_output_and_gain_tol(backend, data):
+    X, _, y = data
+    Y = np.column_stack([y, -2 * y])
+    f = lowrank.csi(Gaussian(gamma=0.5), backend.asarray(X), backend.asarray(Y), 5)
+    g = lowrank.csi(Gaussian(gamma=0.5), backend.asarray(X), backend.asarray(y), 5)
+    assert f.pivots == g.pivots  # Y Yᵀ ∝ y yᵀ: the same objective up to scale
+    h = lowrank.csi(Gaussian(gamma=0.5), backend.asarray(X), backend.asarray(y), 20, gain_tol=0.5)
+    assert h.rank < 20
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("rank", [0, -1, 25, 2.5, True, None])
+def test_bad_rank_raises(backend, data, rank):
+    X, _, y = data
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    with pytest.raises(ValueError, match="rank must be an integer between 1 and n_samples=24"):
+        lowrank.icd(Gaussian(gamma=1.0), Xb, rank)
+    with pytest.raises(ValueError, match="rank must be an integer between 1 and n_samples=24"):
+        lowrank.csi(Gaussian(gamma=1.0), Xb, yb, rank)
+    with pytest.raises(ValueError, match="n_landmarks must be an integer between 1 and"):
+        lowrank.nystrom(Gaussian(gamma=1.0), Xb, rank)
+
+
+def test_bad_input_raises(backend, data):
+    X, Z, y = data
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    Xnan = X.copy()
+    Xnan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        lowrank.icd(Gaussian(gamma=1.0), backend.asarray(Xnan), 3)
+    with pytest.raises(TypeError, match=r"kernel must be an lrkl\.kernels\.Kernel"):
+        lowrank.icd("rbf", Xb, 3)
+    with pytest.raises(ValueError, match="X must have ndim"):
+        lowrank.icd(Gaussian(gamma=1.0), backend.asarray(X[:, 0]), 3)
+    with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
+        lowrank.icd(Gaussian(gamma=1.0), Xb, 3, tol=-1.0)
+    with pytest.raises(ValueError, match="rank must be an integer between 1 and n_samples=5"):
+        lowrank.nystrom(Gaussian(gamma=1.0), Xb, 5, rank=6)
+    with pytest.raises(ValueError, match="landmarks must hold n_landmarks=3 distinct"):
+        lowrank.nystrom(Gaussian(gamma=1.0), Xb, 3, landmarks=[1, 1, 2])
+    with pytest.raises(ValueError, match="landmarks must hold"):
+        lowrank.nystrom(Gaussian(gamma=1.0), Xb, 2, landmarks=[0, 24])
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        lowrank.csi(Gaussian(gamma=1.0), Xb, backend.asarray(y[:5]), 3)
+    with pytest.raises(ValueError, match=r"kappa must be in \[0, 1\]"):
+        lowrank.csi(Gaussian(gamma=1.0), Xb, yb, 3, kappa=1.5)
+    with pytest.raises(ValueError, match="lookahead must be an integer >= 0"):
+        lowrank.csi(Gaussian(gamma=1.0), Xb, yb, 3, lookahead=-2)
+    f = lowrank.icd(Gaussian(gamma=1.0), Xb, 3)
+    with pytest.raises(ValueError, match="Z must have 3 features"):
+        f.transform(backend.asarray(Z[:, :2]))
+    Znan = Z.copy()
+    Znan[0, 0] = np.inf
+    with pytest.raises(ValueError, match="Z must contain only finite values"):
+        f.transform(backend.asarray(Znan))
