@@ -61,6 +61,8 @@ LAMBDA_SCORINGS = ("reference", "consistent")
 _MIN_CORRELATION = 1e-12
 # Relative width of a tie between candidate scores; ties go to the largest residual diagonal.
 _TIE_RTOL = 1e-9
+# Residual diagonal entries below this times the largest diagonal entry are set to 0.
+_RESIDUAL_RTOL = 1e-10
 # A new column whose Gram pivot 1 − ‖l‖² is below this lies in the span of the previous ones.
 _MIN_GRAM_PIVOT = 1e-10
 
@@ -86,11 +88,18 @@ class MklarenFit(NamedTuple):
 class _KernelState:
     """Incomplete Cholesky state of one kernel: pivots, residual diagonal, look-ahead pivots."""
 
-    def __init__(self, diag: Array) -> None:
-        self.d = diag  # shape: (n,), residual diagonal, exactly 0 at the pivots
+    def __init__(self, diag: Array, *, xp: ModuleType) -> None:
+        # Residuals below a relative floor count as exhausted (ICD's ε, §1): their Cholesky
+        # columns would be round-off divided by round-off.
+        self.floor = _RESIDUAL_RTOL * float(xp.max(diag))
+        self.d = _clip_residual(diag, self.floor, xp=xp)  # shape: (n,), 0 at the pivots
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
         self.lookahead: list[int | None] = []  # W; None marks an all-zero look-ahead column
+
+
+def _clip_residual(d: Array, floor: float, *, xp: ModuleType) -> Array:
+    return xp.where(d > floor, d, xp.zeros_like(d))
 
 
 # --------------------------------------------------------------------------- candidate scores
@@ -235,6 +244,7 @@ def _cholesky_steps(
     d: Array,  # shape: (n,), their residual diagonal
     order: Sequence[int | None],
     n_steps: int,
+    floor: float,
     *,
     xp: ModuleType,
 ) -> tuple[Array, list[int | None]]:
@@ -257,7 +267,7 @@ def _cholesky_steps(
             continue
         g = icd_column(kernel, X, work, d_run, pivot, k + j, xp=xp)
         work[:, k + j] = g
-        d_run = d_run - g * g
+        d_run = _clip_residual(d_run - g * g, floor, xp=xp)
         d_run[pivot] = 0.0
     return work[:, k:], pivots
 
@@ -295,7 +305,7 @@ def _refresh(
         order = [pivot, *rest] + ([extra] if extra is not None else [])
     else:
         order = [pivot, *old]
-    cols, pivots = _cholesky_steps(kernel, X, exact, state.d, order, delta + 1, xp=xp)
+    cols, pivots = _cholesky_steps(kernel, X, exact, state.d, order, delta + 1, state.floor, xp=xp)
     state.lookahead = pivots[1:]
     return cols[:, 0], cols[:, 1:]
 
@@ -363,11 +373,13 @@ def mklaren_fit(
     scale = 1.0 / math.sqrt(1.0 + lbd)
     aug = math.sqrt(lbd) * scale
 
-    states = [_KernelState(kernel._diag(X, xp=xp)) for kernel in kernels]
+    states = [_KernelState(kernel._diag(X, xp=xp), xp=xp) for kernel in kernels]
     empty = xp.zeros((n, 0), dtype=dtype, device=device)
     looks = []
     for kernel, state in zip(kernels, states, strict=True):
-        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state.d, [], delta, xp=xp)
+        cols, state.lookahead = _cholesky_steps(
+            kernel, X, empty, state.d, [], delta, state.floor, xp=xp
+        )
         looks.append(cols)
     lookahead = xp.stack(looks)  # shape: (p, n, δ)
     quad = _quadratic_forms(lookahead, xp=xp)  # only the updated kernel's row changes later
@@ -412,7 +424,7 @@ def mklaren_fit(
             break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
 
         # Commit the column to the kernel's decomposition (§4, update step 3).
-        state.d = state.d - g * g
+        state.d = _clip_residual(state.d - g * g, state.floor, xp=xp)
         state.d[pivot] = 0.0
         state.pivots.append(pivot)
         state.columns.append(t)

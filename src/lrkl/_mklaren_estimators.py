@@ -188,7 +188,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         self.first_pivot = first_pivot
         self.scoring = scoring
 
-    def __sklearn_tags__(self):  # noqa: D105
+    def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.single_output = True
         tags.target_tags.multi_output = False

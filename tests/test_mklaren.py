@@ -1,0 +1,254 @@
+"""Mklaren (lrkl._mklaren, lrkl.MklarenRegressor) against independent dense computations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.linear_model import lars_path
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lrkl import MklarenRegressor
+from lrkl._backend import to_numpy
+from lrkl._mklaren import candidate_correlations, mklaren_fit
+from lrkl.kernels import Gaussian, Linear, Precomputed
+
+GAMMAS = (0.25, 1.0, 4.0)
+
+
+def _gaussian(X: np.ndarray, Z: np.ndarray, gamma: float) -> np.ndarray:
+    return np.exp(-gamma * scipy.spatial.distance.cdist(X, Z, "sqeuclidean"))
+
+
+def _data(rng: np.random.Generator, n: int = 40, dim: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    X = rng.normal(size=(n, dim))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.normal(size=n)
+    return X, y
+
+
+def _feature_kernel(j: int) -> Precomputed:
+    """The linear kernel of feature ``j`` alone, on any namespace."""
+    return Precomputed(
+        function=lambda X, Z: X[:, j : j + 1] * Z[:, j][None, :],
+        diagonal=lambda X: X[:, j] ** 2,
+    )
+
+
+# --------------------------------------------------------------------------- candidate scores
+
+
+@pytest.mark.parametrize("lbd", [0.0, 0.3])
+@pytest.mark.parametrize("scoring", ["reference", "consistent"])
+def test_full_lookahead_gives_exact_correlations(backend, rng, lbd, scoring):
+    n, rank, t, k = 25, 6, 2, 3
+    X = rng.normal(size=(n, 2))
+    looks, exact = [], []
+    r = rng.normal(size=n + rank)
+    u = rng.normal(size=n + rank)
+    r[n:] = rng.normal(size=rank) * (np.arange(rank) < t)  # entries n+t.. are still 0
+    u[n:] = rng.normal(size=rank) * (np.arange(rank) < t)
+    P = np.eye(n) - 1.0 / n
+    for gamma in (0.5, 2.0):
+        K = _gaussian(X, X, gamma)
+        S = list(rng.choice(n, size=k, replace=False))
+        E = K - K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])  # residual after k pivots
+        w, V = np.linalg.eigh(E)
+        looks.append(V * np.sqrt(np.clip(w, 0, None)))  # any factor with Ĝ Ĝᵀ = E: δ = n
+        c_ex, a_ex = np.zeros(n), np.zeros(n)
+        for i in range(n):
+            col = P @ E[:, i]
+            if np.linalg.norm(col) < 1e-6:
+                continue
+            if scoring == "reference":
+                v = np.zeros(n + rank)
+                v[:n] = col
+                v[n + t] = np.sqrt(lbd)
+                v -= v.mean()
+            else:
+                v = np.zeros(n + rank)
+                v[:n] = col / np.linalg.norm(col)
+                v[n + t] = np.sqrt(lbd)
+            v /= np.linalg.norm(v)
+            c_ex[i], a_ex[i] = v @ r, v @ u
+        exact.append((c_ex, a_ex))
+    c, a, norm = candidate_correlations(
+        backend.asarray(np.stack(looks)),
+        backend.asarray(r),
+        backend.asarray(u),
+        lbd=lbd,
+        scoring=scoring,
+        xp=backend.xp,
+    )
+    c, a, norm = to_numpy(c), to_numpy(a), to_numpy(norm)
+    for q, (c_ex, a_ex) in enumerate(exact):
+        keep = c_ex != 0
+        assert keep.sum() > n - 5
+        np.testing.assert_allclose(c[q, keep], c_ex[keep], rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(a[q, keep], a_ex[keep], rtol=1e-6, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- LAR
+
+
+def test_linear_kernels_per_feature_follow_lars(backend, rng):
+    n, p = 40, 5
+    X = rng.normal(size=(n, p)) * np.arange(1, p + 1)
+    y = X @ rng.normal(size=p) + rng.normal(size=n)
+    Xn = X - X.mean(axis=0)
+    Xn /= np.linalg.norm(Xn, axis=0)
+    yc = y - y.mean()
+    _, active, coefs = lars_path(Xn, yc, method="lar")
+    fits = []
+    fit = mklaren_fit(
+        [_feature_kernel(j) for j in range(p)],
+        backend.asarray(X),
+        backend.asarray(y),
+        p,
+        delta=1,  # a rank-one kernel: one look-ahead column is exact
+        callback=lambda t, q, i, fitted: fits.append(to_numpy(fitted)),
+        xp=backend.xp,
+    )
+    assert list(fit.kernel_of) == list(active)
+    for t, fitted in enumerate(fits):
+        knot = coefs[:, t] if t < p - 1 else coefs[:, p]
+        np.testing.assert_allclose(fitted, y.mean() + Xn @ knot, rtol=1e-8, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- the final model
+
+
+@pytest.mark.parametrize("lbd", [0.0, 0.5])
+def test_final_model_is_ridge_on_selected_columns(backend, rng, lbd):
+    X, y = _data(rng)
+    model = MklarenRegressor([Gaussian(gamma=g) for g in GAMMAS], rank=9, delta=3, lbd=lbd)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    # The selected columns are the pivoted Cholesky columns of each kernel: K[:, S] L⁻ᵀ.
+    G = np.zeros((X.shape[0], model.n_components_))
+    for q, gamma in enumerate(GAMMAS):
+        S = list(model.pivots_[q])
+        if not S:
+            continue
+        K = _gaussian(X, X, gamma)
+        L = np.linalg.cholesky(K[np.ix_(S, S)])
+        cols = [t for t, (k, _) in enumerate(model.selected_) if k == q]
+        G[:, cols] = scipy.linalg.solve_triangular(L, K[:, S].T, lower=True).T
+    np.testing.assert_allclose(to_numpy(model.columns_), G, atol=1e-8)
+    # MKLAREN.md §5 "Consequence": ridge with unpenalised intercept on centred unit columns.
+    Z = (G - G.mean(axis=0)) / np.linalg.norm(G - G.mean(axis=0), axis=0)
+    beta = np.linalg.solve(Z.T @ Z + lbd * np.eye(Z.shape[1]), Z.T @ (y - y.mean()))
+    expected = y.mean() + Z @ beta
+    np.testing.assert_allclose(to_numpy(model.fitted_), expected, rtol=1e-7, atol=1e-7)
+    pred = model.predict(backend.asarray(X))
+    assert type(pred) is type(backend.asarray(y))
+    np.testing.assert_allclose(to_numpy(pred), expected, rtol=1e-7, atol=1e-7)
+    assert sum(model.rank_) == model.n_components_ == 9
+
+
+def test_out_of_sample_features(backend, rng):
+    X, y = _data(rng)
+    Xnew = rng.normal(size=(7, 3))
+    model = MklarenRegressor([Gaussian(gamma=g) for g in GAMMAS], rank=8, delta=4, lbd=0.1)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    train = to_numpy(model.cholesky_features(backend.asarray(X)))
+    np.testing.assert_allclose(train, to_numpy(model.columns_), atol=1e-10)
+    new = to_numpy(model.cholesky_features(backend.asarray(Xnew)))
+    for q, gamma in enumerate(GAMMAS):
+        S = list(model.pivots_[q])
+        cols = [t for t, (k, _) in enumerate(model.selected_) if k == q]
+        L = np.linalg.cholesky(_gaussian(X[S], X[S], gamma))
+        expected = scipy.linalg.solve_triangular(L, _gaussian(X[S], Xnew, gamma), lower=True).T
+        np.testing.assert_allclose(new[:, cols], expected, atol=1e-8)
+
+
+def test_dual_coefficients_reproduce_the_fit(backend, rng):
+    X, y = _data(rng)
+    model = MklarenRegressor([_feature_kernel(0), Gaussian(gamma=1.0)], rank=6, delta=3, lbd=0.2)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    G, alpha = to_numpy(model.columns_), to_numpy(model.dual_coef_)
+    fit = np.zeros(X.shape[0])
+    for q in range(2):
+        cols = [t for t, (k, _) in enumerate(model.selected_) if k == q]
+        Gq = G[:, cols]
+        fit += Gq @ (Gq.T @ alpha[q])  # the low-rank kernel times its dual coefficients
+        assert np.linalg.matrix_rank(np.column_stack([Gq, alpha[q]]), tol=1e-8) == len(cols)
+    fitted = to_numpy(model.fitted_)
+    np.testing.assert_allclose(fit - fit.mean(), fitted - fitted.mean(), atol=1e-8)
+    # The rank-one kernel of feature 0 has the explicit map Φ = X[:, :1]; once selected, its
+    # primal weight w = Φᵀα reproduces its part of the fit exactly (eq. 26).
+    lin = [t for t, (k, _) in enumerate(model.selected_) if k == 0]
+    assert len(lin) == 1
+    w = X[:, :1].T @ alpha[0]
+    np.testing.assert_allclose(X[:, :1] @ w, G[:, lin] @ (G[:, lin].T @ alpha[0]), atol=1e-8)
+
+
+def test_backends_select_the_same_columns(backend, rng):
+    X, y = _data(rng, n=50)
+    params = dict(kernels=[Gaussian(gamma=g) for g in GAMMAS], rank=10, delta=4, lbd=0.05)
+    ref = MklarenRegressor(**params).fit(X, y)
+    model = MklarenRegressor(**params).fit(backend.asarray(X), backend.asarray(y))
+    assert model.selected_ == ref.selected_
+    np.testing.assert_allclose(to_numpy(model.coef_), ref.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_first_pivot_rules(rng):
+    X, y = _data(rng)
+    kernels = [Gaussian(gamma=g) for g in GAMMAS]
+    yc = y - y.mean()
+    corr = {}
+    for rule in ("abs", "signed"):
+        # δ = n: exact candidates, so the rules are exact argmaxes of |c| and of c.
+        model = MklarenRegressor(kernels, rank=1, delta=40, first_pivot=rule).fit(X, -y)
+        g = model.columns_[:, 0] - model.columns_[:, 0].mean()
+        corr[rule] = float(g @ -yc / np.linalg.norm(g))
+    assert corr["signed"] > 0
+    assert abs(corr["abs"]) >= abs(corr["signed"]) - 1e-12
+
+
+def test_rank_larger_than_the_data_stops_early(rng):
+    X = rng.normal(size=(6, 2))
+    y = X[:, 0] + rng.normal(size=6)
+    model = MklarenRegressor([Linear()], rank=5, delta=2).fit(X, y)
+    assert model.n_components_ == 2  # the linear kernel has rank 2
+    Xc = np.column_stack([np.ones(6), X])
+    expected = Xc @ np.linalg.lstsq(Xc, y, rcond=None)[0]
+    np.testing.assert_allclose(model.predict(X), expected, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- conventions
+
+
+@parametrize_with_checks([MklarenRegressor(rank=14, delta=5)])
+def test_sklearn_conventions(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"rank": 0}, "rank"),
+        ({"delta": 0}, "delta"),
+        ({"lbd": -1.0}, "lbd"),
+        ({"first_pivot": "max"}, "first_pivot"),
+        ({"scoring": "exact"}, "scoring"),
+        ({"kernels": []}, "kernels"),
+    ],
+)
+def test_bad_parameters(rng, params, match):
+    X, y = _data(rng, n=10)
+    with pytest.raises(ValueError, match=match):
+        MklarenRegressor(**params).fit(X, y)
+
+
+def test_bad_data(backend, rng):
+    X, y = _data(rng, n=10)
+    with pytest.raises(TypeError, match="kernels"):
+        MklarenRegressor(kernels=["rbf"]).fit(X, y)
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        MklarenRegressor().fit(backend.asarray(bad), backend.asarray(y))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        MklarenRegressor().fit(backend.asarray(X), backend.asarray(y[:-1]))
+    model = MklarenRegressor(rank=3).fit(backend.asarray(X), backend.asarray(y))
+    with pytest.raises(ValueError, match="features"):
+        model.predict(backend.asarray(X[:, :2]))
