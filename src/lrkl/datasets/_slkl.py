@@ -55,9 +55,9 @@ class RegressionDataset(NamedTuple):
 
 
 def _read(name: str) -> dict[str, np.ndarray]:
-    with resources.files("lrkl").joinpath("data", f"{name}.npz").open("rb") as handle:
-        with np.load(handle) as data:
-            return {key: data[key] for key in data.files}
+    path = resources.files("lrkl").joinpath("data", f"{name}.npz")
+    with path.open("rb") as handle, np.load(handle) as data:
+        return {key: data[key] for key in data.files}
 
 
 def _standardized(X: np.ndarray) -> np.ndarray:
