@@ -12,7 +12,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._backend import check_array, check_consistent_length, get_namespace, host_namespace
+from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
 from lrkl._mklaren import (
     FIRST_PIVOT_RULES,
     LAMBDA_SCORINGS,
@@ -37,34 +37,11 @@ def default_kernels() -> list[Kernel]:
 
 
 def _as_array(x: Any, name: str) -> Array:
-    """Array-API arrays pass through; lists, tuples and NumPy object arrays become float64.
-
-    Sparse matrices, ``None`` and complex data are refused with the messages scikit-learn uses.
-    """
+    """:func:`lrkl._backend.ensure_array`, with scikit-learn's message for a missing ``y``."""
     if x is None:
-        msg = f"this estimator requires y to be passed, but the target {name} is None"
+        msg = f"this estimator requires {name} to be passed, but the target {name} is None"
         raise ValueError(msg)
-    if hasattr(x, "tocsr") or type(x).__module__.startswith("scipy.sparse"):
-        msg = f"Sparse data was passed for {name}, but dense data is required."
-        raise TypeError(msg)
-    try:
-        xp = get_namespace(x)
-    except TypeError:
-        xp = None
-    dtype = getattr(x, "dtype", None)
-    if xp is not None and dtype is not None and str(dtype) != "object":
-        if xp.isdtype(dtype, "complex floating"):
-            msg = f"Complex data not supported: {name} has dtype {dtype}"
-            raise ValueError(msg)
-        return x
-    hxp = host_namespace()
-    try:
-        return hxp.asarray(x, dtype=hxp.float64)
-    except TypeError as exc:
-        if "complex" in str(exc):
-            msg = f"Complex data not supported: {name} must be real"
-            raise ValueError(msg) from exc
-        raise
+    return ensure_array(x, name=name)
 
 
 def _check_X(X: Any, *, dtype: Any = None) -> tuple[Any, Array]:
