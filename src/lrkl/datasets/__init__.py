@@ -1,5 +1,24 @@
 """Data sets of the papers lrkl reproduces: generators, and loaders of the bundled files."""
 
+from lrkl.datasets._mklaren import (
+    MKLAREN_DATASETS,
+    SENTIMENT_DOMAINS,
+    ProtocolDataset,
+    SentimentDataset,
+    load_mklaren_protocol,
+    load_sentiment,
+)
 from lrkl.datasets._slkl import RegressionDataset, load_abalone, load_boston, make_sinc
 
-__all__ = ["RegressionDataset", "load_abalone", "load_boston", "make_sinc"]
+__all__ = [
+    "MKLAREN_DATASETS",
+    "SENTIMENT_DOMAINS",
+    "ProtocolDataset",
+    "RegressionDataset",
+    "SentimentDataset",
+    "load_abalone",
+    "load_boston",
+    "load_mklaren_protocol",
+    "load_sentiment",
+    "make_sinc",
+]
