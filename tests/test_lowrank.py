@@ -384,3 +384,131 @@ def test_bad_input_raises(backend, data):
     Znan[0, 0] = np.inf
     with pytest.raises(ValueError, match="Z must contain only finite values"):
         f.transform(backend.asarray(Znan))
+
+
+# --------------------------------------------------------------------------- estimators
+
+from sklearn.kernel_ridge import KernelRidge  # noqa: E402
+from sklearn.linear_model import Ridge  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+from lrkl import LowRankRidge, UniformKernelRidge  # noqa: E402
+
+TWO_KERNELS = (Gaussian(gamma=0.5), Laplacian(gamma=0.3))
+
+
+@pytest.mark.parametrize("method", ["icd", "csi", "nystrom"])
+@pytest.mark.parametrize("alpha", [0.0, 0.1])
+def test_lowrank_ridge_is_ridge_on_the_stacked_factors(backend, data, method, alpha):
+    X, Z, y = data
+    model = LowRankRidge(TWO_KERNELS, rank=[4, 3], method=method, alpha=alpha, random_state=0)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    assert model.rank_ == (4, 3)
+    F = np.hstack([to_numpy(f.G) for f in model.factors_])
+    np.testing.assert_allclose(to_numpy(model.features(backend.asarray(X))), F, atol=1e-8)
+    ref = Ridge(alpha=alpha, solver="svd").fit(F, y)
+    np.testing.assert_allclose(to_numpy(model.coef_), ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(to_numpy(model.intercept_), ref.intercept_, atol=1e-7)
+    Fz = to_numpy(model.features(backend.asarray(Z)))
+    pred = model.predict(backend.asarray(Z))
+    assert type(pred) is type(backend.asarray(Z))
+    np.testing.assert_allclose(to_numpy(pred), ref.predict(Fz), atol=1e-7)
+
+
+def test_lowrank_ridge_factors_are_the_lowrank_functions(backend, data):
+    X, _, y = data
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    icd = LowRankRidge(TWO_KERNELS, rank=5).fit(Xb, yb)
+    assert [f.pivots for f in icd.factors_] == [lowrank.icd(k, Xb, 5).pivots for k in TWO_KERNELS]
+    csi = LowRankRidge(TWO_KERNELS, rank=5, method="csi", lookahead=3).fit(Xb, yb)
+    assert [f.pivots for f in csi.factors_] == [
+        lowrank.csi(k, Xb, yb, 5, lookahead=3).pivots for k in TWO_KERNELS
+    ]
+    nys = LowRankRidge(TWO_KERNELS, rank=[5, 3], method="nystrom", random_state=42).fit(Xb, yb)
+    first = list(np.random.RandomState(42).permutation(24))
+    assert [f.pivots for f in nys.factors_] == [tuple(first[:5]), tuple(first[:3])]
+
+
+def test_lowrank_ridge_multi_output(backend, data):
+    X, _, y = data
+    Y = np.column_stack([y, y**2])
+    model = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1).fit(backend.asarray(X), backend.asarray(Y))
+    single = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1).fit(
+        backend.asarray(X), backend.asarray(y)
+    )
+    pred = to_numpy(model.predict(backend.asarray(X)))
+    assert pred.shape == (24, 2)
+    np.testing.assert_allclose(pred[:, 0], to_numpy(single.predict(backend.asarray(X))), atol=1e-10)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_uniform_kernel_ridge_matches_dense_krr(backend, data, fit_intercept):
+    X, Z, y = data
+    model = UniformKernelRidge(TWO_KERNELS, alpha=0.3, fit_intercept=fit_intercept)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    K = sum(K_of(k, X) for k in TWO_KERNELS)
+    Kz = sum(K_of(k, Z, X) for k in TWO_KERNELS)
+    if fit_intercept:  # the bordered system [[K + αI, 1], [1ᵀ, 0]] [c; b] = [y; 0]
+        A = np.block(
+            [[K + 0.3 * np.eye(24), np.ones((24, 1))], [np.ones((1, 24)), np.zeros((1, 1))]]
+        )
+        sol = np.linalg.solve(A, np.r_[y, 0.0])
+        dual, b = sol[:24], sol[24]
+        expected = Kz @ dual + b
+    else:
+        expected = KernelRidge(alpha=0.3, kernel="precomputed").fit(K, y).predict(Kz)
+        dual = np.linalg.solve(K + 0.3 * np.eye(24), y)
+    np.testing.assert_allclose(to_numpy(model.dual_coef_), dual, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(Z))), expected, atol=1e-9)
+    np.testing.assert_allclose(to_numpy(model.kernel_weights_), [1.0, 1.0])
+
+
+ESTIMATORS = [
+    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="icd"),
+    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="csi", lookahead=2),
+    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="nystrom", random_state=0),
+    UniformKernelRidge([Gaussian(gamma=0.1), Linear()]),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_conventions(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize(
+    ("params", "error", "match"),
+    [
+        ({"kernels": []}, ValueError, "kernels must hold at least one Kernel"),
+        ({"kernels": [Linear(), "rbf"]}, TypeError, "received str at position 1"),
+        ({"rank": 0}, ValueError, "'rank' parameter"),
+        ({"rank": 25}, ValueError, "rank must be an integer between 1 and n_samples=24"),
+        ({"rank": [2, 3, 4]}, ValueError, r"one rank per kernel \(2\)"),
+        ({"rank": [2, 0]}, ValueError, "between 1 and n_samples=24"),
+        ({"method": "svd"}, ValueError, "'method' parameter"),
+        ({"alpha": -1.0}, ValueError, "'alpha' parameter"),
+        ({"kappa": 2.0}, ValueError, "'kappa' parameter"),
+        ({"lookahead": -1}, ValueError, "'lookahead' parameter"),
+    ],
+)
+def test_lowrank_ridge_bad_parameters(data, params, error, match):
+    X, _, y = data
+    model = LowRankRidge(**{"kernels": TWO_KERNELS, **params})
+    with pytest.raises(error, match=match):
+        model.fit(X, y)
+
+
+def test_estimators_bad_data(backend, data):
+    X, Z, y = data
+    Xnan = X.copy()
+    Xnan[0, 0] = np.nan
+    for model in (LowRankRidge(TWO_KERNELS, rank=3), UniformKernelRidge(TWO_KERNELS)):
+        with pytest.raises(ValueError, match="X must contain only finite values"):
+            model.fit(backend.asarray(Xnan), backend.asarray(y))
+        with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+            model.fit(backend.asarray(X), backend.asarray(y[:10]))
+        model.fit(backend.asarray(X), backend.asarray(y))
+        with pytest.raises(ValueError, match="expecting 3 features"):
+            model.predict(backend.asarray(Z[:, :2]))
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        UniformKernelRidge(TWO_KERNELS, alpha=0.0).fit(X, y)

@@ -1,6 +1,7 @@
 """lrkl: low-rank kernel learning on any array-API backend (NumPy, CuPy, PyTorch)."""
 
-from lrkl import kernels
+from lrkl import kernels, lowrank
+from lrkl._lowrank_estimators import AlignmentKernelRidge, LowRankRidge, UniformKernelRidge
 from lrkl._mklaren_estimators import MklarenRegressor
 from lrkl._slkl_estimators import (
     KernelRidgeExact,
@@ -12,13 +13,17 @@ from lrkl._slkl_estimators import (
 )
 
 __all__ = [
+    "AlignmentKernelRidge",
     "KernelRidgeExact",
     "KernelRidgeSubset",
+    "LowRankRidge",
     "MklarenRegressor",
     "SLKLRegressor",
     "SLKLRegressorCV",
+    "UniformKernelRidge",
     "UniformRankOneRidge",
     "kernels",
+    "lowrank",
     "slkl_path",
 ]
 __version__ = "0.1.0.dev0"
