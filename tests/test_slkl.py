@@ -1,0 +1,352 @@
+"""SLKL: the algorithm against independent dense computations, on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.optimize
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lrkl import (
+    KernelRidgeExact,
+    KernelRidgeSubset,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformRankOneRidge,
+    slkl_path,
+)
+from lrkl._backend import device_of, get_namespace, to_numpy
+from lrkl._slkl import _ActiveSet, choose_mode, slkl_problem, slkl_solve
+from lrkl.kernels import Gaussian
+
+KERNEL = Gaussian(sigma2=1.0)
+N, M, NU = 40, 15, 0.02
+
+
+def _data(n=N, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3.0, 3.0, (n, 2))
+    r = np.linalg.norm(X, axis=1)
+    y = np.sinc(r / np.pi) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def _columns(X, S):
+    """Dense reference: normalised candidate columns c_m = k(X, x_m)/√k(x_m, x_m), n × M."""
+    d2 = ((X[:, None, :] - X[None, S, :]) ** 2).sum(-1)
+    return np.exp(-d2 / 2.0)  # σ² = 1, k(x, x) = 1
+
+
+def _dense_objective(C, y, mu, nu):
+    K = np.eye(C.shape[0]) + (C * mu) @ C.T
+    r = np.linalg.solve(K, y)
+    return y @ r + nu * mu.sum(), nu - (C.T @ r) ** 2
+
+
+@pytest.fixture(scope="module")
+def reference():
+    """F* of a small problem by scipy's L-BFGS-B with bounds μ ≥ 0 on the same F."""
+    X, y = _data()
+    S = list(range(0, 2 * M, 2))
+    C = _columns(X, S)
+    res = scipy.optimize.minimize(
+        lambda mu: _dense_objective(C, y, mu, NU),
+        np.zeros(M),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, None)] * M,
+        options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000},
+    )
+    assert res.success
+    return X, y, S, C, res.fun
+
+
+# --------------------------------------------------------------------------- the algorithm
+
+
+@pytest.mark.parametrize("mode", ["direct", "gram"])
+@pytest.mark.parametrize("step", ["newton", "exact"])
+@pytest.mark.parametrize("selection", ["random", "cyclic", "greedy"])
+def test_objective_matches_lbfgsb(backend, reference, mode, step, selection):
+    X, y, S, _, f_star = reference
+    xp = backend.xp
+    problem = slkl_problem(
+        backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, xp=xp
+    )
+    result = slkl_solve(problem, nu=NU, step=step, selection=selection, tol=1e-12, seed=3)
+    assert result.converged
+    assert abs(result.objective - f_star) <= 1e-6 * f_star
+    assert get_namespace(result.weights) is get_namespace(backend.asarray(X))
+    assert device_of(result.weights) == device_of(backend.asarray(np.zeros(1)))
+    assert np.all(to_numpy(result.weights) >= 0)
+
+
+def test_objective_value_is_the_dense_f(backend, reference):
+    """The F the solver reports is eq. (14) evaluated densely at its μ."""
+    X, y, S, C, _ = reference
+    problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=backend.xp)
+    result = slkl_solve(problem, nu=NU, selection="random", max_iter=7 * M, tol=0.0, seed=1)
+    mu = to_numpy(result.weights)
+    assert result.objective == pytest.approx(_dense_objective(C, y, mu, NU)[0], rel=1e-10)
+    assert result.support == tuple(np.flatnonzero(mu > 0))
+
+
+@pytest.mark.parametrize("selection", ["random", "cyclic"])
+@pytest.mark.parametrize("step", ["newton", "exact", "paper"])
+@pytest.mark.parametrize("columns", ["precomputed", "on_the_fly"])
+def test_direct_and_gram_give_the_same_iterates(backend, reference, selection, step, columns):
+    X, y, S, _, _ = reference
+    xp = backend.xp
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    runs = {}
+    for mode in ("direct", "gram"):
+        problem = slkl_problem(Xb, yb, S, kernel=KERNEL, mode=mode, columns=columns, xp=xp)
+        seen = []
+        result = slkl_solve(
+            problem,
+            nu=NU,
+            step=step,
+            selection=selection,
+            seed=11,
+            max_iter=20 * M,
+            tol=0.0,
+            check_every=1,
+            callback=lambda state, seen=seen: seen.append(state.weights),
+        )
+        assert result.mode == mode
+        runs[mode] = np.array(seen)
+    # With tol = 0 the two may stop one check apart, when F stalls at the rounding level.
+    common = min(len(runs["direct"]), len(runs["gram"]))
+    assert common > 5 * M
+    np.testing.assert_allclose(
+        runs["direct"][:common], runs["gram"][:common], rtol=1e-8, atol=1e-10
+    )
+    assert np.count_nonzero(runs["gram"][-1]) > 0
+
+
+@pytest.mark.parametrize("mode", ["direct", "gram"])
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    moves=st.lists(
+        st.tuples(st.integers(0, M - 1), st.sampled_from([0.0, 0.0, 0.05, 0.7, 3.0, 20.0])),
+        min_size=50,
+        max_size=250,
+    )
+)
+def test_updated_G_equals_a_fresh_inverse(backend, reference, mode, moves):
+    """After long sequences of the four cases (24)–(27), G = (D⁻¹ + C_AᵀC_A)⁻¹, no refresh."""
+    X, y, S, C, _ = reference
+    xp = backend.xp
+    problem = slkl_problem(
+        backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, xp=xp
+    )
+    state = _ActiveSet(problem, greedy=False, capacity=2)  # small: growth is exercised too
+    # A prefix that visits every case, then the drawn sequence.
+    prefix = [(0, 0.0), (0, 0.5), (0, 2.0), (1, 0.3), (2, 0.1), (0, 0.0), (2, 0.0)]
+    cases = []
+    for m, value in prefix + moves:
+        k = state.m0
+        w = problem.products(m, int(state.slot[m]), state.act, k)
+        u = state.G[:k, :k] @ w
+        q = float(problem.diag_B[m] - w @ u)
+        cases.append(state.set_weight(m, value, w, u, q))
+    assert set(cases) == {1, 2, 3, 4}
+    mu = to_numpy(state.mu)
+    active = np.flatnonzero(mu > 0)
+    k = state.m0
+    assert sorted(state.act[:k].tolist()) == active.tolist()
+    order = np.asarray(state.act[:k])
+    fresh = np.linalg.inv(np.diag(1.0 / mu[order]) + C[:, order].T @ C[:, order])
+    np.testing.assert_allclose(state.G[:k, :k], fresh, rtol=1e-7, atol=1e-9)
+    if mode == "direct" and k:
+        np.testing.assert_allclose(to_numpy(problem.active[:k, :]), C[:, order].T, atol=1e-12)
+
+
+def test_paper_step_is_twice_the_newton_step(backend, reference):
+    """Algorithm 2 as printed drops the factor 2 of Proposition 2's second derivative."""
+    X, y, S, C, _ = reference
+    xp = backend.xp
+    problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=xp)
+    first = {}
+    for step in ("newton", "paper"):
+        result = slkl_solve(problem, nu=NU, step=step, selection="greedy", max_iter=1)
+        first[step] = to_numpy(result.weights)
+    m = int(np.argmax(first["newton"]))
+    a, q = C[:, m] @ y, C[:, m] @ C[:, m]
+    assert first["newton"][m] == pytest.approx((a * a - NU) / (2 * a * a * q), rel=1e-10)
+    assert first["paper"][m] == pytest.approx(2 * first["newton"][m], rel=1e-10)
+
+
+def test_exact_step_minimises_along_the_coordinate(reference):
+    X, y, S, C, _ = reference
+    import array_api_compat.numpy as xp
+
+    problem = slkl_problem(X, y, S, kernel=KERNEL, xp=xp)
+    result = slkl_solve(problem, nu=NU, step="exact", selection="greedy", max_iter=1)
+    mu = to_numpy(result.weights)
+    m = int(np.argmax(mu))
+    f = [_dense_objective(C, y, mu + t * np.eye(M)[m], NU)[0] for t in (-1e-4, 0.0, 1e-4)]
+    assert f[1] <= min(f[0], f[2])
+
+
+def test_warm_start_callback_and_stop(backend, reference):
+    X, y, S, _, f_star = reference
+    xp = backend.xp
+    problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=xp)
+    cold = slkl_solve(problem, nu=NU, selection="cyclic", tol=1e-12, seed=0)
+    warm = slkl_solve(
+        problem, nu=NU, selection="cyclic", tol=1e-12, seed=0, mu0=to_numpy(cold.weights)
+    )
+    assert warm.n_iter <= 2 * M < cold.n_iter
+    assert warm.objective == pytest.approx(f_star, rel=1e-6)
+    states = []
+    stopped = slkl_solve(problem, nu=NU, callback=lambda s: states.append(s) or len(states) == 2)
+    assert [s.iteration for s in states] == [0, M]
+    assert stopped.n_iter == M and not stopped.converged
+    assert states[1].objective < states[0].objective == pytest.approx(y @ y)
+    assert states[1].n_active == np.count_nonzero(states[1].weights)
+
+
+def test_choose_mode_follows_the_memory_budget():
+    assert choose_mode(10**6, 1000) == "gram"
+    assert choose_mode(10**6, 10**5, memory_budget=2**30) == "direct"
+
+
+# --------------------------------------------------------------------------- estimators
+
+
+def _dense_predict(X_train, y, S, mu, X_test):
+    """f(x) = Σ_m μ_m (c_mᵀ (I + C D Cᵀ)⁻¹ y) k(x_m, x) / √k(x_m, x_m), all formed densely."""
+    C = _columns(X_train, S)
+    alpha = np.linalg.solve(np.eye(len(y)) + (C * mu) @ C.T, y)
+    K_test = np.exp(-((X_test[:, None, :] - X_train[None, S, :]) ** 2).sum(-1) / 2.0)
+    return K_test @ (mu * (C.T @ alpha))
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_predictions_equal_the_dense_formula(backend, fit_intercept):
+    X, y = _data(60)
+    X_test, _ = _data(25, seed=1)
+    model = SLKLRegressor(
+        kernel=KERNEL, n_columns=20, nu=NU, random_state=0, fit_intercept=fit_intercept
+    )
+    pred = model.fit(backend.asarray(X), backend.asarray(y)).predict(backend.asarray(X_test))
+    assert get_namespace(pred) is get_namespace(backend.asarray(X))
+    assert device_of(pred) == device_of(backend.asarray(np.zeros(1)))
+    S = to_numpy(model.candidates_)
+    mu = to_numpy(model.weights_)
+    mean = y.mean() if fit_intercept else 0.0
+    expected = _dense_predict(X, y - mean, S, mu, X_test) + mean
+    np.testing.assert_allclose(to_numpy(pred), expected, rtol=1e-8, atol=1e-10)
+    support = to_numpy(model.support_)
+    np.testing.assert_array_equal(support, np.flatnonzero(mu > 0))
+    np.testing.assert_allclose(to_numpy(model.centres_), X[S[support]])
+    assert model.objective_ == pytest.approx(model.objective_history_[-1])
+    assert model.n_active_history_[-1] == support.size
+
+
+def test_float32_stays_float32(backend):
+    X, y = _data(50)
+    xp = backend.xp
+    model = SLKLRegressor(n_columns=10, random_state=0).fit(
+        backend.asarray(X, xp.float32), backend.asarray(y, xp.float32)
+    )
+    assert model.weights_.dtype == xp.float32
+    assert model.predict(backend.asarray(X, xp.float32)).dtype == xp.float32
+
+
+def test_baselines_equal_dense_kernel_ridge(backend):
+    X, y = _data(50)
+    X_test, _ = _data(20, seed=2)
+    Xb, yb, Tb = backend.asarray(X), backend.asarray(y), backend.asarray(X_test)
+
+    def K(A, B):
+        return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / 2.0)
+
+    full = KernelRidgeExact(kernel=KERNEL).fit(Xb, yb).predict(Tb)
+    np.testing.assert_allclose(
+        to_numpy(full), K(X_test, X) @ np.linalg.solve(K(X, X) + np.eye(50), y), rtol=1e-8
+    )
+    subset = KernelRidgeSubset(kernel=KERNEL, n_columns=12, random_state=0).fit(Xb, yb)
+    S = to_numpy(subset.candidates_)
+    ref = K(X_test, X[S]) @ np.linalg.solve(K(X[S], X[S]) + np.eye(12), y[S])
+    np.testing.assert_allclose(to_numpy(subset.predict(Tb)), ref, rtol=1e-8)
+    unif = UniformRankOneRidge(kernel=KERNEL, n_columns=12, random_state=0).fit(Xb, yb)
+    S = to_numpy(unif.candidates_)
+    ref = _dense_predict(X, y, S, np.full(12, 1.0 / 12), X_test)
+    np.testing.assert_allclose(to_numpy(unif.predict(Tb)), ref, rtol=1e-8, atol=1e-12)
+
+
+def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
+    X, y = _data(60)
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    nus = [0.001, 0.1, 0.01]
+    path = slkl_path(Xb, yb, nus, kernel=KERNEL, n_columns=20, tol=1e-10, random_state=0)
+    S = to_numpy(path.candidates)
+    C = _columns(X, S)
+    for nu, mu, objective in zip(nus, to_numpy(path.weights), path.objectives, strict=True):
+        assert objective == pytest.approx(_dense_objective(C, y, mu, nu)[0], rel=1e-10)
+        cold = SLKLRegressor(kernel=KERNEL, n_columns=20, nu=nu, tol=1e-10, random_state=0)
+        cold.fit(Xb, yb)
+        assert objective == pytest.approx(cold.objective_, rel=1e-6)
+    assert path.n_active[1] <= path.n_active[2] <= path.n_active[0]
+    cv = SLKLRegressorCV(nus=nus, cv=3, kernel=KERNEL, n_columns=20, random_state=0).fit(Xb, yb)
+    assert cv.nu_ in nus
+    assert len(cv.mse_path_) == 3 and all(len(row) == 3 for row in cv.mse_path_)
+    assert cv.nu_ == nus[int(np.argmin([np.mean(row) for row in cv.mse_path_]))]
+    assert device_of(cv.predict(Xb)) == device_of(backend.asarray(np.zeros(1)))
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"n_columns": 0}, "n_columns must be an integer in \\[1, n_samples = 30\\], received 0"),
+        ({"n_columns": 31}, "n_columns must be an integer in \\[1, n_samples = 30\\], received 31"),
+        ({"nu": 0.0}, "nu must be a finite number > 0, received 0.0"),
+        ({"nu": -1.0}, "nu must be a finite number > 0"),
+        ({"nu": float("inf")}, "nu must be a finite number > 0"),
+        ({"mode": "fast"}, "mode must be one of"),
+        ({"step": "big"}, "step must be one of"),
+        ({"selection": "best"}, "selection must be one of"),
+        ({"tol": -1.0}, "tol must be a finite number >= 0"),
+        ({"max_iter": 0}, "max_iter must be None or an integer >= 1"),
+    ],
+)
+def test_bad_parameters_raise(backend, params, match):
+    X, y = _data(30)
+    with pytest.raises(ValueError, match=match):
+        SLKLRegressor(**params).fit(backend.asarray(X), backend.asarray(y))
+
+
+def test_bad_data_raise(backend):
+    X, y = _data(30)
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        SLKLRegressor().fit(backend.asarray(bad), yb)
+    bad_y = y.copy()
+    bad_y[0] = np.inf
+    with pytest.raises(ValueError, match="y must contain only finite values"):
+        SLKLRegressor().fit(Xb, backend.asarray(bad_y))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        SLKLRegressor().fit(Xb, backend.asarray(y[:-1]))
+    with pytest.raises(ValueError, match="0 sample"):
+        SLKLRegressor().fit(backend.asarray(X[:0]), backend.asarray(y[:0]))
+    with pytest.raises(ValueError, match="at least 2 samples, received n_samples = 1"):
+        SLKLRegressor().fit(backend.asarray(X[:1]), backend.asarray(y[:1]))
+    with pytest.raises(ValueError, match="Expected 2D array"):
+        SLKLRegressor().fit(backend.asarray(X[:, 0]), yb)
+    model = SLKLRegressor(n_columns=5, random_state=0).fit(Xb, yb)
+    with pytest.raises(ValueError, match="X has 3 features, but SLKLRegressor is expecting 2"):
+        model.predict(backend.asarray(np.ones((4, 3))))
+    with pytest.raises(ValueError, match="nus must be a finite number > 0"):
+        slkl_path(Xb, yb, [0.1, -1.0])
