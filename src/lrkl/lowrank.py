@@ -51,7 +51,6 @@ from lrkl._backend import (
     eigh,
     get_namespace,
     lstsq,
-    qr,
     solve_triangular,
 )
 from lrkl.kernels import Kernel
@@ -669,6 +668,7 @@ def _csi(
     width = min(n, rank + lookahead + 1)
     G = xp.zeros((n, width), dtype=dt, device=dev)  # [0, k) committed, [k, k + δ') look-ahead
     Q = xp.zeros((n, rank), dtype=dt, device=dev)  # orthonormal basis of P G[:, :k]
+    Y_res = Y  # (I − Q Qᵀ) P Y, the part of the targets the factor does not explain yet
     cache = _ColumnCache(kernel, X, xp=xp)
     pivots: list[int] = []
 
@@ -679,16 +679,25 @@ def _csi(
         """Columns ``k, k+1, ...`` for the pivots ``order`` and then ``grow`` greedy pivots."""
         d_adv = xp.asarray(d, copy=True)
         done: list[int] = []
-        for w in order + [-1] * grow:
+        if order:
+            # The committed columns' part of every column at once: one GEMM, not one per column.
+            E = xp.stack([cache.get(w) for w in order], axis=1)  # shape: (n, len(order))
+            if k > 0:
+                rows = xp.take(G, _index(order, xp=xp, device=dev), axis=0)[:, :k]
+                E = E - G[:, :k] @ xp.matrix_transpose(rows)
+        for j, w in enumerate(order + [-1] * grow):
             if k + len(done) >= width:
                 break
             if w < 0:
                 w = int(xp.argmax(d_adv))
                 if not float(d_adv[w]) > tol:
                     break
+                col, start = cache.get(w), 0
             elif done and not float(d_adv[w]) > tol:
                 continue  # explained by the new pivot already: no look-ahead column needed
-            g = _cholesky_column(cache.get(w), G, d_adv, w, k + len(done), xp=xp)
+            else:
+                col, start = E[:, j], k
+            g = _cholesky_column(col, G, d_adv, w, k + len(done), start, xp=xp)
             G[:, k + len(done)] = g
             d_adv = d_adv - g * g
             d_adv[w] = 0.0
@@ -701,7 +710,7 @@ def _csi(
         if not bool(xp.any(candidate)):
             break
         score = _csi_scores(
-            G[:, k : k + len(window)], Q[:, :k], Y, d, d_adv, lam, mu, center, xp=xp
+            G[:, k : k + len(window)], Q[:, :k], Y_res, d, d_adv, lam, mu, center, xp=xp
         )
         score = xp.where(candidate, score, -xp.inf)
         i = int(xp.argmax(score))
@@ -727,8 +736,10 @@ def _csi(
         norm = xp.sqrt(xp.sum(q * q))
         q = xp.where(norm > 1e-12 * xp.sqrt(xp.sum(g * g)), q / norm, xp.zeros_like(q))
         Q[:, k] = q
+        qY = q @ Y_res
+        Y_res = Y_res - q[:, None] * qY[None, :]
         if gain_tol > 0:
-            gain = lam * float(xp.sum(g * g)) + mu * float(xp.sum((q @ Y) ** 2))
+            gain = lam * float(xp.sum(g * g)) + mu * float(xp.sum(qY * qY))
             if gain < gain_tol:
                 break
     r = len(pivots)
@@ -739,7 +750,7 @@ def _csi(
 def _csi_scores(
     B: Array,  # shape: (n, δ'), the look-ahead columns Ĝ
     Q: Array,  # shape: (n, k), orthonormal basis of the committed centred columns
-    Y: Array,  # shape: (n, t), centred targets
+    Y_res: Array,  # shape: (n, t), (I − Q Qᵀ) P Y
     d: Array,  # shape: (n,), residual diagonal of the committed factor
     d_adv: Array,  # shape: (n,), residual diagonal after the look-ahead columns too
     lam: float,
@@ -752,17 +763,23 @@ def _csi_scores(
 
     ``η_i = d_i² − (d_i − d̂_i)²`` needs no look-ahead mask: ``d̂`` is exactly 0 at the look-ahead
     pivots, where it gives 0. Without look-ahead (``δ = 0``) ``ΔJ_K(i) = d_i``, the ICD rule.
+
+    ``ΔJ_Y(i) = ‖Yᵀ B⊥ b_i‖² / ‖B⊥ b_i‖²`` with ``B⊥ = (I − QQᵀ) P B = Q̂ R̂`` needs no QR:
+    ``B⊥ᵀ P Y = Bᵀ Y_res`` and ``B⊥ᵀ B⊥ = (PB)ᵀ(PB) − (QᵀB)ᵀ(QᵀB)`` (the columns of ``Q`` are
+    centred), ``O(n δ (k + δ + t))`` in matrix products.
     """
     eta = d * d - (d - d_adv) ** 2
     safe_d = xp.where(d > 0, d, xp.ones_like(d))
     if B.shape[1] == 0:
         return lam * eta / safe_d
-    gain_K = (xp.sum((B @ (xp.matrix_transpose(B) @ B)) * B, axis=1) + eta) / safe_d
+    Bt = xp.matrix_transpose(B)
+    gain_K = (xp.sum((B @ (Bt @ B)) * B, axis=1) + eta) / safe_d
 
-    Q_hat, R_hat = qr(_orthogonalise(center(B), Q, xp=xp), xp=xp)
-    RB = B @ xp.matrix_transpose(R_hat)  # rows (R̂ b_i)ᵀ
-    num = xp.sum((RB @ (xp.matrix_transpose(Q_hat) @ Y)) ** 2, axis=1)
-    den = xp.sum(RB * RB, axis=1)
+    Bc = center(B)
+    QB = xp.matrix_transpose(Q) @ B  # shape: (k, δ')
+    S = xp.matrix_transpose(Bc) @ Bc - xp.matrix_transpose(QB) @ QB  # B⊥ᵀ B⊥
+    num = xp.sum((B @ (Bt @ Y_res)) ** 2, axis=1)
+    den = xp.sum((B @ S) * B, axis=1)
     small = den <= 1e-12 * xp.max(den)
     gain_Y = xp.where(small, xp.zeros_like(den), num / xp.where(small, xp.ones_like(den), den))
     return lam * gain_K + mu * gain_Y
