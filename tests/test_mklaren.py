@@ -72,7 +72,7 @@ def test_full_lookahead_gives_exact_correlations(backend, rng, lbd, scoring):
             c_ex[i], a_ex[i] = v @ r, v @ u
         exact.append((c_ex, a_ex))
     c, a, norm = candidate_correlations(
-        backend.asarray(np.stack(looks)),
+        backend.asarray(np.stack([look.T for look in looks], axis=0)),
         backend.asarray(r),
         backend.asarray(u),
         lbd=lbd,

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import qr, solve_triangular
 from lrkl.kernels import Kernel
-from lrkl.lowrank import icd_column
+from lrkl.lowrank import _cholesky_column
 
 __all__ = [
     "FIRST_PIVOT_RULES",
@@ -96,6 +96,8 @@ class _KernelState:
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
         self.lookahead: list[int | None] = []  # W; None marks an all-zero look-ahead column
+        # Kernel columns K[:, w] of the look-ahead pivots: a refresh re-uses all but one.
+        self.cache: dict[int, Array] = {}
 
 
 def _clip_residual(d: Array, floor: float, *, xp: ModuleType) -> Array:
@@ -106,7 +108,7 @@ def _clip_residual(d: Array, floor: float, *, xp: ModuleType) -> Array:
 
 
 def candidate_correlations(
-    lookahead: Array,  # shape: (p, n, δ), look-ahead Cholesky columns of every kernel
+    lookahead: Array,  # shape: (p, δ, n), look-ahead Cholesky columns of every kernel
     r: Array,  # shape: (n + K,), augmented residual
     u: Array,  # shape: (n + K,), augmented bisector
     *,
@@ -117,44 +119,51 @@ def candidate_correlations(
     """Approximate correlations ``c`` with ``r`` and ``a`` with ``u`` of every candidate column.
 
     Candidate ``i`` of kernel ``q`` is the unit, centred, ℓ2-augmented version of its next
-    Cholesky column, approximated from the look-ahead columns ``Ĝ`` as ``Ĝ bᵢ`` with
-    ``bᵢ = Ĝ[i, :]`` (eq. 13; the factor ``1/√dᵢ`` cancels in the normalisation). With
-    ``M = ĜᵀPĜ``, ``v_r = ĜᵀPr`` and ``v_u = ĜᵀPu`` (eqs. 14–16), ``O(nδ²)`` per kernel:
+    Cholesky column, approximated from the look-ahead columns ``Ĝ = lookahead[q]ᵀ`` as
+    ``Ĝ bᵢ`` with ``bᵢ = Ĝ[i, :]`` (eq. 13; the factor ``1/√dᵢ`` cancels in the
+    normalisation). With ``M = ĜᵀPĜ``, ``v_r = ĜᵀPr`` and ``v_u = ĜᵀPu`` (eqs. 14–16):
 
     - ``scoring="reference"`` (MKLAREN.md §4): ``N = √(bᵀMb + λ(1 − 1/(n+K)))``,
       ``c = (bᵀv_r − √λ r̄)/N``, ``a = (bᵀv_u − √λ ū)/N`` with means over all ``n + K`` entries;
     - ``scoring="consistent"`` (§12.7): ``N = √(bᵀMb)``, ``c = bᵀv_r/(N√(1+λ))``, likewise ``a``.
 
     When the look-ahead spans the whole residual kernel (``δ`` at least its rank) these are the
-    exact correlations. Candidates with ``N = 0`` get ``c = a = 0``.
+    exact correlations. Candidates with ``N = 0`` get ``c = a = 0``. Costs ``O(npδ²)``; inside
+    :func:`mklaren_fit` the ``bᵀMb`` of kernels whose look-ahead did not change are re-used and
+    an iteration costs ``O(npδ)``.
 
     Returns
     -------
     c, a, norm : arrays of shape (p, n)
         The correlations and the norm ``N`` (0 marks a candidate without a direction).
     """
-    n = lookahead.shape[1]
     total = r.shape[0]
-    quad = _quadratic_forms(lookahead, xp=xp)
-    num_r = _projections(lookahead, r[:n], xp=xp)
-    num_u = _projections(lookahead, u[:n], xp=xp)
+    p = lookahead.shape[0]
+    quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(p)], axis=0)
+    num_r, num_u = _projections(lookahead, r, u, xp=xp)
     return _correlations(quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp)
 
 
-def _quadratic_forms(lookahead: Array, *, xp: ModuleType) -> Array:
-    """``bᵢᵀ M bᵢ = ‖P Ĝ bᵢ‖²`` for every row ``i`` of every kernel's look-ahead, ``(p, n)``."""
-    n = lookahead.shape[1]
-    mean = xp.mean(lookahead, axis=1)  # shape: (p, δ)
-    gram = xp.matmul(xp.matrix_transpose(lookahead), lookahead)
-    centred = gram - n * (mean[:, :, None] * mean[:, None, :])  # M = ĜᵀPĜ, shape: (p, δ, δ)
-    return xp.sum(xp.matmul(lookahead, centred) * lookahead, axis=2)
+def _quadratic_form(look: Array, *, xp: ModuleType) -> Array:
+    """``bᵢᵀ M bᵢ = ‖P Ĝ bᵢ‖²`` for every row ``bᵢ`` of one kernel's look-ahead ``Ĝᵀ (δ, n)``."""
+    n = look.shape[1]
+    mean = xp.mean(look, axis=1)
+    centred = look @ xp.matrix_transpose(look) - n * (mean[:, None] * mean[None, :])  # M
+    return xp.sum((centred @ look) * look, axis=0)
 
 
-def _projections(lookahead: Array, v: Array, *, xp: ModuleType) -> Array:
-    """``bᵢᵀ ĜᵀP v`` for every row ``i`` of every kernel's look-ahead, shape ``(p, n)``."""
-    vc = v - xp.mean(v)
-    proj = xp.matmul(xp.matrix_transpose(lookahead), vc[:, None])  # ĜᵀPv, shape: (p, δ, 1)
-    return xp.matmul(lookahead, proj)[:, :, 0]
+def _projections(lookahead: Array, r: Array, u: Array, *, xp: ModuleType) -> tuple[Array, Array]:
+    """``bᵢᵀ ĜᵀP r`` and ``bᵢᵀ ĜᵀP u`` for every row and kernel, ``(p, n)`` each, ``O(npδ)``.
+
+    Two batched products over the kernels, ``ĜᵀP[r, u]`` (``(δ, n) @ (n, 2)``) and then
+    ``(2, δ) @ (δ, n)``: BLAS-friendly with the look-ahead stored as ``(p, δ, n)``.
+    """
+    n = lookahead.shape[2]
+    v = xp.stack([r[:n], u[:n]], axis=1)
+    v = v - xp.mean(v, axis=0)
+    proj = xp.matmul(lookahead, v)  # shape: (p, δ, 2)
+    out = xp.matmul(xp.matrix_transpose(proj), lookahead)  # shape: (p, 2, n)
+    return out[:, 0, :], out[:, 1, :]
 
 
 def _correlations(
@@ -171,11 +180,10 @@ def _correlations(
 ) -> tuple[Array, Array, Array]:
     quad = xp.clip(quad, min=0.0)
     if scoring == "reference":
-        norm2 = quad + lbd * (1.0 - 1.0 / total)
         root = math.sqrt(lbd)
         num_r = num_r - root * xp.mean(r)
         num_u = num_u - root * xp.mean(u)
-        norm = xp.sqrt(norm2)
+        norm = xp.sqrt(quad + lbd * (1.0 - 1.0 / total))
         scale = norm
     else:
         norm = xp.sqrt(quad)
@@ -206,11 +214,10 @@ def _step_lengths(c: Array, a: Array, big_c: Array, big_a: Array, *, xp: ModuleT
 def _select(
     score: Array,  # shape: (p, n), smaller is better, +inf for candidates that do not qualify
     d: Array,  # shape: (p, n), residual diagonals
-    fallback_ok: Array,  # shape: (p, n), candidates for a plain ICD step when nothing qualifies
     *,
     xp: ModuleType,
-) -> int:
-    """Flat index ``q·n + i`` of the selected candidate, or ``-1`` when there is none.
+) -> tuple[int, int] | None:
+    """``(kernel, pivot)`` of the selected candidate, or ``None`` when there is none.
 
     Within a kernel, scores within ``_TIE_RTOL`` of its best tie and the largest residual
     diagonal wins (§12.9: with ``δ = 1`` all candidates of a kernel tie exactly); across kernels
@@ -227,24 +234,38 @@ def _select(
     pivot_q = xp.argmax(xp.where(ties, d, neg), axis=1)  # shape: (p,)
     kernel = xp.argmin(best)
     chosen = kernel * n + xp.take(pivot_q, kernel[None], axis=0)[0]
-    flat_d = xp.reshape(xp.where(fallback_ok, d, neg), (p * n,))
+    flat_d = xp.reshape(d, (p * n,))  # kernel-major: the first kernel wins ties
     fallback = xp.argmax(flat_d)
     none = xp.full_like(fallback, -1)
-    idx = xp.where(xp.any(finite), chosen, xp.where(xp.max(flat_d) > 0, fallback, none))
-    return int(idx)
+    idx = int(xp.where(xp.any(finite), chosen, xp.where(xp.max(flat_d) > 0, fallback, none)))
+    return None if idx < 0 else divmod(idx, n)
 
 
 # --------------------------------------------------------------------------- Cholesky steps
+
+
+def _kernel_columns(
+    kernel: Kernel, X: Array, pivots: Sequence[int], cache: dict[int, Array], *, xp: ModuleType
+) -> Array:
+    """``K[:, pivots]`` (n, len(pivots)); the missing columns are evaluated in one block."""
+    missing = [i for i in pivots if i not in cache]
+    if missing:
+        idx = xp.asarray(missing, dtype=xp.int64, device=X.device)
+        block = kernel._evaluate(X, xp.take(X, idx, axis=0), xp=xp)
+        if block.dtype != X.dtype:
+            block = xp.astype(block, X.dtype)
+        for j, i in enumerate(missing):
+            cache[i] = block[:, j]
+    return xp.stack([cache[i] for i in pivots], axis=1)
 
 
 def _cholesky_steps(
     kernel: Kernel,
     X: Array,
     exact: Array,  # shape: (n, k), the kernel's exact Cholesky columns
-    d: Array,  # shape: (n,), their residual diagonal
-    order: Sequence[int | None],
+    state: _KernelState,
+    order: Sequence[int],
     n_steps: int,
-    floor: float,
     *,
     xp: ModuleType,
 ) -> tuple[Array, list[int | None]]:
@@ -252,22 +273,35 @@ def _cholesky_steps(
 
     Returns the ``(n, n_steps)`` new columns and their pivots; once the order is used up, each
     next pivot maximises the running residual diagonal (plain ICD, §1), and ``None`` with an all
-    zero column marks that no residual is left.
+    zero column marks that no residual is left. The columns of ``order`` are formed as one block,
+    ``K[:, W] − G G[W, :]ᵀ`` (a GEMM), and then finished one by one with the pivoted-Cholesky
+    step of :mod:`lrkl.lowrank` against the new columns only.
     """
     n, k = exact.shape
     work = xp.zeros((n, k + n_steps), dtype=X.dtype, device=X.device)
     if k > 0:
         work[:, :k] = exact
-    d_run = xp.asarray(d, copy=True)
+    known = list(order[:n_steps])
+    if known:
+        block = _kernel_columns(kernel, X, known, state.cache, xp=xp)
+        if k > 0:
+            rows = xp.take(exact, xp.asarray(known, dtype=xp.int64, device=X.device), axis=0)
+            block = block - exact @ xp.matrix_transpose(rows)
+    d_run = xp.asarray(state.d, copy=True)
     pivots: list[int | None] = []
     for j in range(n_steps):
-        pivot = order[j] if j < len(order) else _argmax_positive(d_run, xp=xp)
+        if j < len(known):
+            pivot, col, start = known[j], block[:, j], k
+        else:
+            pivot = _argmax_positive(d_run, xp=xp)
+            if pivot is None:
+                pivots.append(None)
+                continue
+            col, start = _kernel_columns(kernel, X, [pivot], state.cache, xp=xp)[:, 0], 0
         pivots.append(pivot)
-        if pivot is None:
-            continue
-        g = icd_column(kernel, X, work, d_run, pivot, k + j, xp=xp)
+        g = _cholesky_column(col, work, d_run, pivot, k + j, start, xp=xp)
         work[:, k + j] = g
-        d_run = _clip_residual(d_run - g * g, floor, xp=xp)
+        d_run = _clip_residual(d_run - g * g, state.floor, xp=xp)
         d_run[pivot] = 0.0
     return work[:, k:], pivots
 
@@ -298,15 +332,15 @@ def _refresh(
     if pivot in old:
         rest = [w for w in old if w != pivot]
         masked = xp.asarray(state.d, copy=True)
-        for w in rest:
+        for w in old:
             masked[w] = -math.inf
-        masked[pivot] = -math.inf
         extra = _argmax_positive(masked, xp=xp)
         order = [pivot, *rest] + ([extra] if extra is not None else [])
     else:
         order = [pivot, *old]
-    cols, pivots = _cholesky_steps(kernel, X, exact, state.d, order, delta + 1, state.floor, xp=xp)
+    cols, pivots = _cholesky_steps(kernel, X, exact, state, order, delta + 1, xp=xp)
     state.lookahead = pivots[1:]
+    state.cache = {w: state.cache[w] for w in state.lookahead if w is not None}
     return cols[:, 0], cols[:, 1:]
 
 
@@ -365,7 +399,7 @@ def mklaren_fit(
     r[:n] = y - bias
     mu = xp.zeros_like(r)
     u = xp.zeros_like(r)
-    H = xp.zeros((total, rank), dtype=dtype, device=device)
+    Ht = xp.zeros((rank, total), dtype=dtype, device=device)  # Hᵀ: row t is column h_t
     L = xp.zeros((rank, rank), dtype=dtype, device=device)  # Cholesky factor of HᵀH
     columns = xp.zeros((n, rank), dtype=dtype, device=device)
     col_mean = xp.zeros(rank, dtype=dtype, device=device)
@@ -377,20 +411,18 @@ def mklaren_fit(
     empty = xp.zeros((n, 0), dtype=dtype, device=device)
     looks = []
     for kernel, state in zip(kernels, states, strict=True):
-        cols, state.lookahead = _cholesky_steps(
-            kernel, X, empty, state.d, [], delta, state.floor, xp=xp
-        )
+        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state, [], delta, xp=xp)
         looks.append(cols)
-    lookahead = xp.stack(looks)  # shape: (p, n, δ)
-    quad = _quadratic_forms(lookahead, xp=xp)  # only the updated kernel's row changes later
+    lookahead = xp.stack([xp.matrix_transpose(look) for look in looks], axis=0)  # (p, δ, n)
+    # bᵀMb changes only for the kernel whose look-ahead is refreshed.
+    quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(len(looks))])
+    d = xp.stack([state.d for state in states], axis=0)  # shape: (p, n)
     big_c = big_a = None
     kernel_of: list[int] = []
     pivot_of: list[int] = []
 
     for t in range(rank):
-        d = xp.stack([state.d for state in states])
-        num_r = _projections(lookahead, r[:n], xp=xp)
-        num_u = _projections(lookahead, u[:n], xp=xp)
+        num_r, num_u = _projections(lookahead, r, u, xp=xp)
         c, a, norm = _correlations(
             quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp
         )
@@ -403,10 +435,10 @@ def mklaren_fit(
         else:
             gamma = _step_lengths(c, a, big_c, big_a, xp=xp)
             score = xp.where(eligible, gamma, xp.full_like(gamma, math.inf))
-        flat = _select(score, d, d > 0, xp=xp)
-        if flat < 0:
+        chosen = _select(score, d, xp=xp)
+        if chosen is None:
             break  # every kernel is exhausted: its residual diagonal is zero
-        q, pivot = divmod(flat, n)
+        q, pivot = chosen
         state = states[q]
         exact = _take_columns(columns, state.columns, xp=xp)
         g, new_look = _refresh(state, kernels[q], X, exact, pivot, delta, xp=xp)
@@ -417,7 +449,7 @@ def mklaren_fit(
         h = xp.zeros(total, dtype=dtype, device=device)
         h[:n] = (g - g_mean) * (scale / xp.where(g_norm > 0, g_norm, xp.ones_like(g_norm)))
         h[n + t] = aug
-        cross = xp.matmul(xp.matrix_transpose(H[:, :t]), h)  # shape: (t,)
+        cross = Ht[:t, :] @ h  # shape: (t,)
         row = solve_triangular(L[:t, :t], cross, xp=xp, lower=True) if t > 0 else cross
         pivot2 = xp.sum(h * h) - xp.sum(row * row)
         if not bool((g_norm > 0) & (pivot2 > _MIN_GRAM_PIVOT)):
@@ -426,14 +458,15 @@ def mklaren_fit(
         # Commit the column to the kernel's decomposition (§4, update step 3).
         state.d = _clip_residual(state.d - g * g, state.floor, xp=xp)
         state.d[pivot] = 0.0
+        d[q, :] = state.d
         state.pivots.append(pivot)
         state.columns.append(t)
-        lookahead[q, :, :] = new_look
-        quad[q, :] = _quadratic_forms(new_look[None, :, :], xp=xp)[0, :]
+        lookahead[q, :, :] = xp.matrix_transpose(new_look)
+        quad[q, :] = _quadratic_form(lookahead[q, ...], xp=xp)
         columns[:, t] = g
         col_mean[t] = g_mean
         col_norm[t] = g_norm
-        H[:, t] = h
+        Ht[t, :] = h
         L[t, :t] = row
         L[t, t] = xp.sqrt(pivot2)
         kernel_of.append(q)
@@ -441,15 +474,14 @@ def mklaren_fit(
 
         if t > 0:
             # Step along the old bisector until the new column is as correlated as the others.
-            corr = xp.matmul(xp.matrix_transpose(H[:, : t + 1]), r)
-            c_new = corr[t:]
+            corr = Ht[: t + 1, :] @ r
             a_new = xp.sum(h * u)[None]
             big_c = xp.max(xp.abs(corr[:t]))
-            gamma = _step_lengths(c_new, a_new, big_c, big_a, xp=xp)[0]
+            gamma = _step_lengths(corr[t:], a_new, big_c, big_a, xp=xp)[0]
             gamma = xp.where(xp.isfinite(gamma), gamma, xp.zeros_like(gamma))
             mu = mu + gamma * u
             r = r - gamma * u
-        u, big_a, big_c = _bisector(H[:, : t + 1], L[: t + 1, : t + 1], r, xp=xp)
+        u, big_a, big_c = _bisector(Ht[: t + 1, :], L[: t + 1, : t + 1], r, xp=xp)
         if t == rank - 1:
             mu = mu + (big_c / big_a) * u
             r = r - (big_c / big_a) * u
@@ -460,8 +492,7 @@ def mklaren_fit(
     if 0 < used < rank:
         # Stopped early: finish with the least-squares step on the columns that were selected.
         mu = mu + (big_c / big_a) * u
-    H = H[:, :used]
-    beta = _coefficients(H, mu, xp=xp)
+    beta = _coefficients(xp.matrix_transpose(Ht[:used, :]), mu, xp=xp)
     return MklarenFit(
         bias=bias,
         columns=columns[:, :used],
@@ -476,7 +507,7 @@ def mklaren_fit(
 
 
 def _bisector(
-    H: Array,  # shape: (n + K, t), active unit columns
+    Ht: Array,  # shape: (t, n + K), active unit columns as rows
     L: Array,  # shape: (t, t), Cholesky factor of HᵀH
     r: Array,
     *,
@@ -485,14 +516,15 @@ def _bisector(
     """Equiangular unit vector ``u``, its correlation ``A`` and ``C = max|Hᵀr|`` (eq. 10).
 
     With the signs ``s = sign(Hᵀr)``: ``z = (HᵀH)⁻¹s``, ``A = (sᵀz)^(−1/2)``, ``u = A H z``
-    (the signed Gram matrix ``diag(s) HᵀH diag(s)`` needs no factor of its own).
+    (the signed Gram matrix ``diag(s) HᵀH diag(s)`` needs no factor of its own). Two
+    triangular solves with the factor kept up to date, ``O(t² + (n + K)t)``.
     """
-    corr = xp.matmul(xp.matrix_transpose(H), r)
+    corr = Ht @ r
     s = xp.where(corr >= 0, xp.ones_like(corr), -xp.ones_like(corr))
     half = solve_triangular(L, s, xp=xp, lower=True)
     z = solve_triangular(L, half, xp=xp, lower=True, trans=True)
     big_a = 1.0 / xp.sqrt(xp.sum(s * z))
-    u = big_a * xp.matmul(H, z)
+    u = big_a * (z @ Ht)
     return u, big_a, xp.max(xp.abs(corr))
 
 
