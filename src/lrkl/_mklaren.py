@@ -259,6 +259,23 @@ def _kernel_columns(
     return xp.stack([cache[i] for i in pivots], axis=1)
 
 
+def _residual_columns(
+    kernel: Kernel,
+    X: Array,
+    exact: Array,  # shape: (n, k)
+    pivots: Sequence[int],
+    cache: dict[int, Array],
+    *,
+    xp: ModuleType,
+) -> Array:
+    """``K[:, W] − G G[W, :]ᵀ``: residual kernel columns after the exact columns (one GEMM)."""
+    block = _kernel_columns(kernel, X, pivots, cache, xp=xp)
+    if exact.shape[1] == 0:
+        return block
+    rows = xp.take(exact, xp.asarray(list(pivots), dtype=xp.int64, device=X.device), axis=0)
+    return block - exact @ xp.matrix_transpose(rows)
+
+
 def _cholesky_steps(
     kernel: Kernel,
     X: Array,
@@ -273,37 +290,32 @@ def _cholesky_steps(
 
     Returns the ``(n, n_steps)`` new columns and their pivots; once the order is used up, each
     next pivot maximises the running residual diagonal (plain ICD, §1), and ``None`` with an all
-    zero column marks that no residual is left. The columns of ``order`` are formed as one block,
-    ``K[:, W] − G G[W, :]ᵀ`` (a GEMM), and then finished one by one with the pivoted-Cholesky
-    step of :mod:`lrkl.lowrank` against the new columns only.
+    zero column marks that no residual is left. The residual kernel columns of ``order`` are
+    formed as one block, ``K[:, W] − G G[W, :]ᵀ`` (a GEMM), and then finished one by one by the
+    pivoted-Cholesky step of :mod:`lrkl.lowrank` against the new columns only.
     """
-    n, k = exact.shape
-    work = xp.zeros((n, k + n_steps), dtype=X.dtype, device=X.device)
-    if k > 0:
-        work[:, :k] = exact
+    n = exact.shape[0]
+    work = xp.zeros((n, n_steps), dtype=X.dtype, device=X.device)
     known = list(order[:n_steps])
     if known:
-        block = _kernel_columns(kernel, X, known, state.cache, xp=xp)
-        if k > 0:
-            rows = xp.take(exact, xp.asarray(known, dtype=xp.int64, device=X.device), axis=0)
-            block = block - exact @ xp.matrix_transpose(rows)
+        block = _residual_columns(kernel, X, exact, known, state.cache, xp=xp)
     d_run = xp.asarray(state.d, copy=True)
     pivots: list[int | None] = []
     for j in range(n_steps):
         if j < len(known):
-            pivot, col, start = known[j], block[:, j], k
+            pivot, col = known[j], block[:, j]
         else:
             pivot = _argmax_positive(d_run, xp=xp)
             if pivot is None:
                 pivots.append(None)
                 continue
-            col, start = _kernel_columns(kernel, X, [pivot], state.cache, xp=xp)[:, 0], 0
+            col = _residual_columns(kernel, X, exact, [pivot], state.cache, xp=xp)[:, 0]
         pivots.append(pivot)
-        g = _cholesky_column(col, work, d_run, pivot, k + j, start, xp=xp)
-        work[:, k + j] = g
+        g = _cholesky_column(col, work, d_run, pivot, j, xp=xp)
+        work[:, j] = g
         d_run = _clip_residual(d_run - g * g, state.floor, xp=xp)
         d_run[pivot] = 0.0
-    return work[:, k:], pivots
+    return work, pivots
 
 
 def _argmax_positive(d: Array, *, xp: ModuleType) -> int | None:
@@ -492,7 +504,7 @@ def mklaren_fit(
     if 0 < used < rank:
         # Stopped early: finish with the least-squares step on the columns that were selected.
         mu = mu + (big_c / big_a) * u
-    beta = _coefficients(xp.matrix_transpose(Ht[:used, :]), mu, xp=xp)
+    beta = _coefficients(Ht[:used, :], L[:used, :used], mu, xp=xp)
     return MklarenFit(
         bias=bias,
         columns=columns[:, :used],
@@ -528,12 +540,17 @@ def _bisector(
     return u, big_a, xp.max(xp.abs(corr))
 
 
-def _coefficients(H: Array, mu: Array, *, xp: ModuleType) -> Array:
-    """``β* = R⁻¹Qᵀμ`` from the thin QR ``H = QR`` (eq. 18)."""
-    if H.shape[1] == 0:
+def _coefficients(Ht: Array, L: Array, mu: Array, *, xp: ModuleType) -> Array:
+    """``β* = R⁻¹Qᵀμ`` of eq. (18) for the thin QR ``H = QR``.
+
+    ``R = Lᵀ`` is the factor of ``HᵀH = LLᵀ`` kept up to date during the iterations (the R of
+    the thin QR up to the signs of its rows, which cancel), so ``β* = L⁻ᵀL⁻¹Hᵀμ`` costs
+    ``O((n + K)K)`` instead of a new ``O((n + K)K²)`` factorisation.
+    """
+    if Ht.shape[0] == 0:
         return xp.zeros(0, dtype=mu.dtype, device=mu.device)
-    Q, R = qr(H, xp=xp)
-    return solve_triangular(R, xp.matmul(xp.matrix_transpose(Q), mu), xp=xp, lower=False)
+    half = solve_triangular(L, Ht @ mu, xp=xp, lower=True)
+    return solve_triangular(L, half, xp=xp, lower=True, trans=True)
 
 
 # --------------------------------------------------------------------------- prediction
