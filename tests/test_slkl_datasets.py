@@ -1,0 +1,63 @@
+"""The SLKL data sets and the ``lrkl reproduce slkl`` experiment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lrkl.datasets import load_abalone, load_boston, make_sinc
+
+
+def test_make_sinc_follows_section_5_1():
+    X_train, y_train, X_test, y_test = make_sinc(4000, 500, random_state=0)
+    assert X_train.shape == (4000, 2) and X_test.shape == (500, 2)
+    assert X_train.min() >= -5 and X_train.max() <= 5
+    r = np.linalg.norm(X_test, axis=1)
+    np.testing.assert_allclose(y_test, np.sin(r) / r)  # noiseless test targets
+    clean = np.sin(np.linalg.norm(X_train, axis=1)) / np.linalg.norm(X_train, axis=1)
+    noise = y_train - clean
+    snr_db = 10 * np.log10(np.mean(clean**2) / np.var(noise))
+    assert snr_db == pytest.approx(10.0, abs=0.3)
+    again = make_sinc(4000, 500, random_state=0)
+    np.testing.assert_array_equal(again[1], y_train)
+
+
+def test_make_sinc_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="n_train must be an integer >= 1, received 0"):
+        make_sinc(0)
+
+
+@pytest.mark.parametrize(
+    ("loader", "shape", "sizes", "sigma2"),
+    [(load_boston, (506, 13), (350, 156), 3.25), (load_abalone, (4177, 10), (3000, 1177), 2.5)],
+)
+def test_loaders_give_table_1(loader, shape, sizes, sigma2):
+    data = loader()
+    assert data.X.shape == shape and data.y.shape == (shape[0],)
+    assert (data.n_train, data.n_test, data.sigma2) == (*sizes, sigma2)
+    np.testing.assert_allclose(data.X.mean(axis=0), 0.0, atol=1e-10)
+    np.testing.assert_allclose(data.X.std(axis=0), 1.0)
+    X_train, _, X_test, _ = data.split(random_state=1)
+    assert (X_train.shape[0], X_test.shape[0]) == sizes
+    rows = {tuple(row) for row in np.vstack([X_train, X_test])}
+    assert len(rows) == len({tuple(row) for row in data.X})  # a partition, no row twice
+    raw = loader(standardize=False)
+    assert np.all(raw.y > 0)
+
+
+def test_abalone_sex_is_one_hot():
+    raw = load_abalone(standardize=False)
+    np.testing.assert_array_equal(raw.X[:, :3].sum(axis=1), 1.0)
+    assert raw.feature_names[:3] == ("sex=M", "sex=F", "sex=I")
+
+
+@pytest.mark.slow
+def test_reproduce_slkl_quick(tmp_path):
+    from lrkl._cli import main
+
+    assert main(["reproduce", "slkl", "--quick", "--runs", "1", "--out", str(tmp_path)]) == 0
+    table = (tmp_path / "table2.md").read_text(encoding="utf-8")
+    for name in ("sinc", "boston", "abalone", "KRRn", "KRRM", "Unif", "SLKL", "m0", "(paper)"):
+        assert name in table
+    for figure in ("figure1_objective", "figure2_m0_vs_M", "figure3_m0_iterations"):
+        assert (tmp_path / f"{figure}.png").stat().st_size > 1000
