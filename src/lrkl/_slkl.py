@@ -631,6 +631,23 @@ def slkl_solve(
         )
 
 
+def _iterate(
+    problem: GramProblem | DirectProblem, state: _ActiveSet, m: int, nu: float, step: str
+) -> int:
+    """One coordinate update of μ_m and G; returns the case (24)–(27) it took."""
+    k = state.m0
+    # Greedy keeps B_{A,S} for its scores, so w is a read; otherwise the form computes it.
+    if state.P is not None:
+        w = state.P[:k, m]
+    else:
+        w = problem.products(m, int(state.slot[m]), state.act, k)
+    u = state.G[:k, :k] @ w
+    a = float(problem.b[m] - state.z[:k] @ u)
+    q = float(problem.diag_B[m] - w @ u)
+    mu_new = _step(step, float(state.mu[m]), a, q, nu)
+    return state.set_weight(m, mu_new, w, u, q)
+
+
 @functools.cache
 def _blas_controller() -> ThreadpoolController:
     """The loaded BLAS libraries, inspected once (a fresh inspection costs about a millisecond)."""
@@ -652,7 +669,6 @@ def _loop(
     """The coordinate iterations of :func:`slkl_solve`, with its stopping rule and checks."""
     hxp = host_namespace()
     M = problem.M
-    greedy = selector.selection == "greedy"
     objective = state.objective(nu)
     history, actives, iters = [objective], [state.m0], [0]
     last_rule = objective  # F(μ^{k−M})
@@ -664,15 +680,7 @@ def _loop(
         if score <= 0.0:
             converged = True
             break
-        kk = state.m0
-        # Greedy keeps B_{A,S} for its scores, so w is a read; otherwise the form computes it.
-        w = state.P[:kk, m] if greedy else problem.products(m, int(state.slot[m]), state.act, kk)
-        u = state.G[:kk, :kk] @ w
-        a = float(problem.b[m] - state.z[:kk] @ u)
-        q = float(problem.diag_B[m] - w @ u)
-        mu_old = float(state.mu[m])
-        mu_new = _step(step, mu_old, a, q, nu)
-        state.set_weight(m, mu_new, w, u, q)
+        _iterate(problem, state, m, nu, step)
         k += 1
         limit = refresh_every if refresh_every is not None else max(1000, 16 * state.m0)
         if state.updates >= limit:
