@@ -1,0 +1,103 @@
+"""Mklaren: fit time vs n and vs number of kernels, per-iteration cost vs δ, peak memory.
+
+The paper's claim is a cost linear in n and in the number of kernels p; the slopes of
+``time_fit_vs_n`` (log-log, over n) and ``time_fit_vs_kernels`` (over p) should be close to 1.
+The default grids stop at n = 1e5 and p = 1e3 and keep ``asv run --quick`` to a few minutes on
+two cores.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from lrkl import MklarenRegressor
+from lrkl._backend import synchronize
+from lrkl.kernels import Gaussian
+
+from ._backends import namespace, to_backend
+
+BACKENDS = ["numpy", "torch"]
+GAMMAS = [2.0**e for e in range(-3, 4)]  # the paper's seven Gaussian kernels
+
+
+def _data(xp, n, dim=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, dim))
+    X = (X - X.mean(axis=0)) / np.linalg.norm(X - X.mean(axis=0), axis=0) * np.sqrt(n / 100)
+    y = np.sin(3 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
+    return to_backend(xp, X), to_backend(xp, y)
+
+
+def _fit(xp, kernels, X, y, rank, delta):
+    MklarenRegressor(kernels, rank=rank, delta=delta, lbd=1.0).fit(X, y)
+    synchronize(xp)
+
+
+class MklarenVsSamples:
+    """Fit time and peak memory against n: 7 Gaussian kernels, δ = 10, K = 14 and 98."""
+
+    params = ([1_000, 10_000, 100_000], [14, 98], BACKENDS)
+    param_names = ["n", "rank", "backend"]
+    timeout = 300
+
+    def setup(self, n, rank, backend):
+        self.xp = namespace(backend)
+        self.X, self.y = _data(self.xp, n)
+        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+
+    def time_fit_vs_n(self, n, rank, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, rank, 10)
+
+    def peakmem_fit_vs_n(self, n, rank, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, rank, 10)
+
+
+class MklarenVsKernels:
+    """Fit time against the number of Gaussian kernels p: n = 1000, K = 14, δ = 10."""
+
+    params = ([10, 100, 1_000], BACKENDS)
+    param_names = ["n_kernels", "backend"]
+    timeout = 300
+
+    def setup(self, n_kernels, backend):
+        self.xp = namespace(backend)
+        self.X, self.y = _data(self.xp, 1_000)
+        self.kernels = [Gaussian(gamma=g) for g in np.logspace(-3, 3, n_kernels, base=2)]
+
+    def time_fit_vs_kernels(self, n_kernels, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, 14, 10)
+
+    def peakmem_fit_vs_kernels(self, n_kernels, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, 14, 10)
+
+
+class MklarenVsLookahead:
+    """Cost of one iteration against the look-ahead δ: n = 5000, 7 Gaussian kernels.
+
+    ``track_seconds_per_iteration`` is (fit(K = 42) − fit(K = 14)) / 28, which removes the
+    set-up cost (δ Cholesky columns per kernel) that does not grow with K.
+    """
+
+    params = ([1, 5, 10, 20, 40], ["numpy"])
+    param_names = ["delta", "backend"]
+    timeout = 300
+
+    def setup(self, delta, backend):
+        self.xp = namespace(backend)
+        self.X, self.y = _data(self.xp, 5_000)
+        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+
+    def time_fit_vs_delta(self, delta, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, 28, delta)
+
+    def track_seconds_per_iteration(self, delta, backend):
+        times = {}
+        for rank in (14, 42):
+            start = time.perf_counter()
+            _fit(self.xp, self.kernels, self.X, self.y, rank, delta)
+            times[rank] = time.perf_counter() - start
+        return (times[42] - times[14]) / 28
+
+    track_seconds_per_iteration.unit = "seconds"
