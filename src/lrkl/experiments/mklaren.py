@@ -103,7 +103,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=str(DEFAULT_SENTIMENT_DIR),
         help="folder of the Blitzer sentiment files (default: ../shared/data/sentiment-blitzer)",
     )
-    parser.add_argument("--max-features", type=int, default=4000, help="sentiment features")
+    parser.add_argument(
+        "--max-features",
+        type=int,
+        default=500,
+        help="sentiment features (default 500, as the authors' script; the paper says 4000)",
+    )
+    parser.add_argument("--folds", type=int, default=5, help="sentiment repetitions (80/20)")
+    parser.add_argument(
+        "--sentiment-ranks",
+        type=int,
+        nargs="+",
+        default=[5, 10, 20, 40, 80, 160],
+        help="ranks K of the sentiment experiment",
+    )
     parser.add_argument(
         "--parts",
         nargs="+",
@@ -567,8 +580,8 @@ def _config(args: argparse.Namespace) -> dict:
         "max_rank": args.max_rank,
         "domains": SENTIMENT_DOMAINS,
         "features": args.max_features,
-        "sent_ranks": (5, 10, 20, 40, 80, 160),
-        "folds": 5,
+        "sent_ranks": tuple(args.sentiment_ranks),
+        "folds": args.folds,
         "time_n": (265, 1000, 2000, 10000, 30000),
         "time_K": (14, 98),
         "time_p": (100, 300, 1000, 2000, 4000),
