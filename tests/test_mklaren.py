@@ -114,6 +114,82 @@ def test_linear_kernels_per_feature_follow_lars(backend, rng):
         np.testing.assert_allclose(fitted, y.mean() + Xn @ knot, rtol=1e-8, atol=1e-8)
 
 
+def _dense_mklaren(Ks, y, rank, lbd):
+    """Mklaren with exact candidate columns from the dense kernels (MKLAREN.md §§2–5)."""
+    n = y.shape[0]
+    total = n + rank
+    r = np.zeros(total)
+    r[:n] = y - y.mean()
+    u = np.zeros(total)
+    pivots = [[] for _ in Ks]
+    H, chosen, big_c, big_a = [], [], 0.0, 1.0
+    for t in range(rank):
+        best = None
+        for q, K in enumerate(Ks):
+            S = pivots[q]
+            E = K - K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :]) if S else K
+            for i in range(n):
+                if E[i, i] <= 1e-10 or i in S:
+                    continue
+                col = E[:, i] - E[:, i].mean()
+                h = np.zeros(total)
+                h[:n] = col / np.linalg.norm(col)
+                h[n + t] = np.sqrt(lbd)
+                h /= np.sqrt(1 + lbd)
+                c, a = h @ r, h @ u
+                if t == 0:
+                    score = -abs(c)
+                else:
+                    steps = [
+                        num / den
+                        for num, den in ((big_c - c, big_a - a), (big_c + c, big_a + a))
+                        if den > 0 and num / den != 0
+                    ]
+                    score = min(steps) if steps else np.inf
+                if best is None or score < best[0]:
+                    best = (score, q, i, h)
+        _, q, i, h = best
+        pivots[q].append(i)
+        chosen.append((q, i))
+        if t > 0:
+            corr = np.array([g @ r for g in H])
+            big_c = np.abs(corr).max()
+            c, a = h @ r, h @ u
+            steps = [
+                num / den
+                for num, den in ((big_c - c, big_a - a), (big_c + c, big_a + a))
+                if den > 0 and num / den != 0
+            ]
+            r = r - min(steps) * u
+        H.append(h)
+        Hm = np.array(H).T
+        s = np.sign(Hm.T @ r)
+        z = np.linalg.solve(Hm.T @ Hm, s)
+        big_a = 1 / np.sqrt(s @ z)
+        u = big_a * Hm @ z
+        big_c = np.abs(Hm.T @ r).max()
+    return chosen
+
+
+@pytest.mark.parametrize("lbd", [0.0, 0.4])
+def test_full_lookahead_selects_like_exact_candidates(backend, rng, lbd):
+    n, rank = 18, 6
+    X, y = _data(rng, n=n, dim=2)
+    gammas = (0.3, 3.0)
+    expected = _dense_mklaren([_gaussian(X, X, g) for g in gammas], y, rank, lbd)
+    fit = mklaren_fit(
+        [Gaussian(gamma=g) for g in gammas],
+        backend.asarray(X),
+        backend.asarray(y),
+        rank,
+        delta=n,  # the look-ahead spans every residual kernel: candidates are exact
+        lbd=lbd,
+        scoring="consistent",
+        xp=backend.xp,
+    )
+    assert list(zip(fit.kernel_of, fit.pivot_of, strict=True)) == expected
+
+
 # --------------------------------------------------------------------------- the final model
 
 
