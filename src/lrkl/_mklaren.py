@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import qr, solve_triangular
 from lrkl.kernels import Kernel
-from lrkl.lowrank import _cholesky_column
+from lrkl.lowrank import _cholesky_column, cholesky_features
 
 __all__ = [
     "FIRST_PIVOT_RULES",
@@ -45,7 +45,7 @@ __all__ = [
     "kernel_weights",
     "mklaren_fit",
     "mklaren_predict",
-    "test_features",
+    "out_of_sample_features",
 ]
 
 Array = Any
@@ -568,7 +568,7 @@ def kernel_columns(fit: MklarenFit, q: int) -> list[int]:
     return [t for t, k in enumerate(fit.kernel_of) if k == q]
 
 
-def test_features(
+def out_of_sample_features(
     kernels: Sequence[Kernel],
     pivot_X: Sequence[Array],  # per kernel, shape: (k_q, dim), the training rows at its pivots
     chol: Sequence[Array],  # per kernel, shape: (k_q, k_q), L_q = G_q[S_q, :]
@@ -579,17 +579,13 @@ def test_features(
     """Cholesky features ``g_q(x) = L_q⁻¹ k_q(S_q, x)`` of new points (eqs. 19–21), per kernel.
 
     ``L_q`` is the factor's pivot block, lower triangular in pivot order with
-    ``L_q L_qᵀ = K_SS``; one triangular solve, ``O(k_q²)`` per point. For a training point the
-    result is its row of the training factor. Kernels without pivots give ``(m, 0)`` arrays.
+    ``L_q L_qᵀ = K_SS``: one triangular solve (:func:`lrkl.lowrank.cholesky_features`),
+    ``O(k_q²)`` per point. For a training point the result is its row of the training factor.
     """
-    out = []
-    for kernel, Xs, Lq in zip(kernels, pivot_X, chol, strict=True):
-        if Xs.shape[0] == 0:
-            out.append(xp.zeros((Xnew.shape[0], 0), dtype=Xnew.dtype, device=Xnew.device))
-            continue
-        k_sx = kernel._evaluate(Xs, Xnew, xp=xp)  # shape: (k_q, m)
-        out.append(xp.matrix_transpose(solve_triangular(Lq, k_sx, xp=xp, lower=True)))
-    return out
+    return [
+        cholesky_features(kernel, Xs, Lq, Xnew, xp=xp)
+        for kernel, Xs, Lq in zip(kernels, pivot_X, chol, strict=True)
+    ]
 
 
 def _index(values: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
@@ -603,7 +599,7 @@ def _unit_weights(fit: MklarenFit) -> Array:
 
 def mklaren_predict(
     fit: MklarenFit,
-    features: Sequence[Array],  # per kernel, shape: (m, k_q), from test_features
+    features: Sequence[Array],  # per kernel, shape: (m, k_q), from out_of_sample_features
     *,
     xp: ModuleType,
 ) -> Array:

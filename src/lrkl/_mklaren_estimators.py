@@ -22,7 +22,7 @@ from lrkl._mklaren import (
     kernel_weights,
     mklaren_fit,
     mklaren_predict,
-    test_features,
+    out_of_sample_features,
 )
 from lrkl.kernels import Gaussian, Kernel
 
@@ -301,4 +301,4 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
                 f"{self.n_features_in_} features as input"
             )
             raise ValueError(msg)
-        return xp, test_features(self.kernels_, self.pivot_X_, self.chol_, X, xp=xp)
+        return xp, out_of_sample_features(self.kernels_, self.pivot_X_, self.chol_, X, xp=xp)
