@@ -328,3 +328,46 @@ def test_bad_data(backend, rng):
     model = MklarenRegressor(rank=3).fit(backend.asarray(X), backend.asarray(y))
     with pytest.raises(ValueError, match="features"):
         model.predict(backend.asarray(X[:, :2]))
+
+
+# --------------------------------------------------------------------------- data loaders
+
+
+def test_protocol_data_and_splits():
+    from lrkl.datasets import MKLAREN_DATASETS, load_mklaren_protocol
+
+    for name in MKLAREN_DATASETS:
+        data = load_mklaren_protocol(name)
+        n = data.X.shape[0]
+        assert n == data.y.shape[0] <= 1000
+        np.testing.assert_allclose(data.X.mean(axis=0), 0, atol=1e-10)
+        norms = np.linalg.norm(data.X, axis=0)
+        np.testing.assert_allclose(norms[norms > 0], 1)
+        for train, val, test in data.splits:
+            assert (len(train), len(val)) == (int(0.6 * n), int(0.2 * n))
+            assert sorted(np.concatenate([train, val, test])) == list(range(n))
+    with pytest.raises(ValueError, match="name"):
+        load_mklaren_protocol("iris")
+
+
+def test_sentiment_loader(tmp_path):
+    import gzip
+
+    from lrkl.datasets import load_sentiment
+
+    lines = {
+        "train": ["good:2 great:1 #label#:5", "bad:1 not_good:1 #label#:1", "good:1 #label#:4"],
+        "test": ["great:1 bad:2 unseen:3 #label#:2"],
+    }
+    for part, rows in lines.items():
+        with gzip.open(tmp_path / f"kitchen_{part}.gz", "wt") as fh:
+            fh.write("\n".join(rows) + "\n")
+    data = load_sentiment("kitchen", data_dir=tmp_path, max_features=4)
+    assert data.features == ["good", "bad", "great"]  # not_good duplicates bad's column
+    np.testing.assert_array_equal(data.X_train, [[2, 0, 1], [0, 1, 0], [1, 0, 0]])
+    np.testing.assert_array_equal(data.X_test, [[0, 2, 1]])
+    np.testing.assert_array_equal(data.y_train, [5, 1, 4])
+    with pytest.raises(ValueError, match="dvd"):
+        load_sentiment("dvd", data_dir=tmp_path)
+    with pytest.raises(FileNotFoundError, match="data_dir"):
+        load_sentiment("books", data_dir=tmp_path)
