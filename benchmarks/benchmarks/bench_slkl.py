@@ -1,0 +1,163 @@
+"""SLKL: cost of one iteration per form, peak memory of a fit, iterations and seconds to an
+objective gap per selection rule and step, and test MSE on sinc.
+
+The per-iteration grid (n up to 10⁵, m0 up to 256) is the issue's; its largest setups take a few
+seconds each (one pass over the rows plus a warm start). ``asv run --quick`` runs each case once.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from lrkl import SLKLRegressor
+from lrkl._backend import synchronize, to_numpy
+from lrkl._slkl import _ActiveSet, _iterate, slkl_problem, slkl_solve
+from lrkl.datasets import make_sinc
+from lrkl.kernels import Gaussian
+
+from ._backends import BACKENDS, namespace, to_backend
+
+KERNEL = Gaussian(sigma2=1.0)
+
+
+def _points(n, seed=0):
+    """Inputs on [−5, 5]² and a sinc target with noise (the paper's toy problem, any n)."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-5.0, 5.0, (n, 2))
+    r = np.linalg.norm(X, axis=1)
+    return X, np.sinc(r / np.pi) + 0.1 * rng.standard_normal(n)
+
+
+class Iteration:
+    """One coordinate iteration with m0 active columns (all M = m0 candidates active).
+
+    direct: one GEMV over the n × m0 active columns (grows like n·m0); gram: O(m0²) on the host,
+    independent of n.
+    """
+
+    params = ([1_000, 10_000, 100_000], [16, 64, 256], ["direct", "gram"], BACKENDS)
+    param_names = ["n", "m0", "form", "backend"]
+    timeout = 300
+
+    def setup(self, n, m0, form, backend):
+        self.xp = namespace(backend)
+        X, y = _points(n)
+        problem = slkl_problem(
+            to_backend(self.xp, X),
+            to_backend(self.xp, y),
+            list(range(m0)),
+            kernel=KERNEL,
+            mode=form,
+            columns="on_the_fly",
+            xp=self.xp,
+        )
+        self.state = _ActiveSet(problem, greedy=False, capacity=m0)
+        self.state.warm_start(np.full(m0, 1.0))
+        self.problem = problem
+        self.k = 0
+
+    def time_iteration(self, n, m0, form, backend):
+        # ν tiny: every coordinate stays active (case 2), so m0 does not change while timing.
+        _iterate(self.problem, self.state, self.k % m0, 1e-12, "newton")
+        self.k += 1
+        synchronize(self.xp)
+
+
+class FitMemory:
+    """Peak memory of a whole fit: O(nM) stored columns, O(n·m0) on the fly, O(M²) Gram."""
+
+    params = (["direct-precomputed", "direct-on_the_fly", "gram"],)
+    param_names = ["form"]
+    timeout = 300
+
+    def setup(self, form):
+        self.X, self.y = _points(20_000)
+
+    def peakmem_fit(self, form):
+        mode, _, columns = form.partition("-")
+        problem = slkl_problem(
+            self.X,
+            self.y,
+            list(range(0, 20_000, 20)),
+            kernel=KERNEL,
+            mode=mode,
+            columns=columns or "auto",
+            xp=namespace("numpy"),
+        )
+        slkl_solve(problem, nu=0.01, selection="cyclic", max_iter=2000)
+
+
+class Convergence:
+    """Iterations and seconds (Gram form) to a relative objective gap F/F* − 1 ≤ gap.
+
+    n = 1000, M = 250; a rule that has not reached the gap after 100·M iterations reports NaN
+    (random selection at 10⁻⁶, and the paper's printed step, which stalls above it).
+    """
+
+    params = (["random", "cyclic", "greedy"], ["newton", "exact", "paper"], [1e-4, 1e-6])
+    param_names = ["selection", "step", "gap"]
+    timeout = 300
+
+    def setup_cache(self):
+        X, y = _points(1000)
+        import array_api_compat.numpy as xp
+
+        problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
+        best = slkl_solve(problem, nu=0.01, selection="greedy", step="exact", tol=0.0)
+        return best.objective
+
+    def _run(self, f_star, selection, step, gap):
+        import array_api_compat.numpy as xp
+
+        X, y = _points(1000)
+        start = time.perf_counter()
+        problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
+        reached = []
+
+        def monitor(state):
+            if state.objective <= f_star * (1.0 + gap):
+                reached.append((state.iteration, time.perf_counter() - start))
+                return True
+            return False
+
+        slkl_solve(
+            problem,
+            nu=0.01,
+            selection=selection,
+            step=step,
+            tol=0.0,
+            max_iter=100 * 250,
+            check_every=10,
+            callback=monitor,
+        )
+        return reached[0] if reached else (float("nan"), float("nan"))
+
+    def track_iterations(self, f_star, selection, step, gap):
+        return self._run(f_star, selection, step, gap)[0]
+
+    track_iterations.unit = "iterations"
+
+    def track_seconds(self, f_star, selection, step, gap):
+        return self._run(f_star, selection, step, gap)[1]
+
+    track_seconds.unit = "s"
+
+
+class SincAccuracy:
+    """Test MSE on the paper's sinc problem (noiseless test targets), ν = 0.01."""
+
+    params = ([256, 1000],)
+    param_names = ["M"]
+    timeout = 120
+
+    def setup(self, M):
+        self.data = make_sinc(random_state=0)
+
+    def track_test_mse(self, M):
+        X_train, y_train, X_test, y_test = self.data
+        model = SLKLRegressor(KERNEL, M, 0.01, random_state=0).fit(X_train, y_train)
+        return float(np.mean((to_numpy(model.predict(X_test)) - y_test) ** 2))
+
+    track_test_mse.unit = "MSE"

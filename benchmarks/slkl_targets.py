@@ -1,0 +1,173 @@
+"""The three SLKL target measurements of the issue, each run once and reported as a ratio.
+
+    python benchmarks/slkl_targets.py defaults    # T1: default vs the paper's algorithm
+    python benchmarks/slkl_targets.py bandwidth   # T2: a direct iteration vs reading n·m0 floats
+    python benchmarks/slkl_targets.py krr         # T3: SLKL vs scikit-learn's KernelRidge
+
+Not an asv benchmark (each takes minutes and is a one-off comparison); asv tracks the pieces in
+``benchmarks/bench_slkl.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import array_api_compat.numpy as xp
+import numpy as np
+
+from lrkl import SLKLRegressor
+from lrkl._slkl import _ActiveSet, _iterate, slkl_problem, slkl_solve
+from lrkl.datasets import make_sinc
+from lrkl.kernels import Gaussian
+
+KERNEL = Gaussian(sigma2=1.0)
+
+
+def _load() -> str:
+    return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
+def _time_to_gap(X, y, S, f_star, gap, cap, **config):
+    """Seconds (setup included) and iterations until F ≤ F*(1 + gap), or None after ``cap`` s."""
+    mode = config.pop("mode")
+    start = time.perf_counter()
+    problem = slkl_problem(X, y, S, kernel=KERNEL, mode=mode, xp=xp)
+    setup = time.perf_counter() - start
+    hit = []
+
+    def monitor(state):
+        now = time.perf_counter() - start
+        if state.objective <= f_star * (1.0 + gap):
+            hit.append((now, state.iteration))
+            return True
+        return now > cap
+
+    result = slkl_solve(problem, nu=0.01, tol=0.0, max_iter=10**9, callback=monitor, **config)
+    total = time.perf_counter() - start
+    return (hit[0] if hit else None), setup, total, result
+
+
+def defaults(cap: float) -> None:
+    """T1: n = 10⁴, M = 1000: seconds to F within 10⁻⁶ of F*, default vs the paper's setup."""
+    X, y, _, _ = make_sinc(10_000, 1, random_state=0)
+    S = sorted(np.random.default_rng(0).choice(10_000, 1000, replace=False).tolist())
+    problem = slkl_problem(X, y, S, kernel=KERNEL, mode="gram", xp=xp)
+    f_star = min(
+        slkl_solve(problem, nu=0.01, selection="greedy", step=step, tol=0.0).objective
+        for step in ("exact", "newton")
+    )
+    print(f"T1  n = 10000, M = 1000, nu = 0.01, F* = {f_star:.12g} ({_load()})")
+    configs = {
+        "paper (direct, random, newton)": dict(
+            mode="direct", selection="random", step="newton", check_every=100
+        ),
+        "gram, greedy, exact": dict(mode="gram", selection="greedy", step="exact", check_every=5),
+        "gram, greedy, newton": dict(mode="gram", selection="greedy", step="newton", check_every=5),
+        "gram, cyclic, newton": dict(
+            mode="gram", selection="cyclic", step="newton", check_every=100
+        ),
+        "direct, greedy, exact": dict(
+            mode="direct", selection="greedy", step="exact", check_every=5
+        ),
+    }
+    times = {}
+    for name, config in configs.items():
+        hit, setup, total, result = _time_to_gap(X, y, S, f_star, 1e-6, cap, **config)
+        if hit is None:
+            gap = result.objective / f_star - 1
+            print(
+                f"  {name:32s} not reached after {total:7.2f} s ({result.n_iter} iterations, "
+                f"gap {gap:.2e}); setup {setup:.2f} s"
+            )
+            times[name] = (total, False)
+        else:
+            print(f"  {name:32s} {hit[0]:7.2f} s, {hit[1]:7d} iterations (setup {setup:.2f} s)")
+            times[name] = (hit[0], True)
+    paper, reached = times["paper (direct, random, newton)"]
+    for name, (seconds, _) in times.items():
+        bound = "" if reached else ">= "
+        print(f"  ratio paper / {name}: {bound}{paper / seconds:.1f}x")
+
+
+def bandwidth(repeats: int) -> None:
+    """T2: one direct iteration at n = 10⁵, m0 = 256 vs reading n·m0 float64 values once."""
+    n, m0 = 100_000, 256
+    rng = np.random.default_rng(0)
+    block = rng.standard_normal((m0, n))
+    reads = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        block.sum()
+        reads.append(time.perf_counter() - start)
+    X = rng.uniform(-5, 5, (n, 2))
+    y = np.sinc(np.linalg.norm(X, axis=1) / np.pi)
+    problem = slkl_problem(
+        X, y, list(range(m0)), kernel=KERNEL, mode="direct", columns="on_the_fly", xp=xp
+    )
+    state = _ActiveSet(problem, greedy=False, capacity=m0)
+    state.warm_start(np.full(m0, 1.0))
+    iters, gemv = [], []
+    for k in range(repeats):
+        start = time.perf_counter()
+        _iterate(problem, state, k % m0, 1e-12, "newton")
+        iters.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        problem.active[:m0, :] @ problem.active[k % m0, :]
+        gemv.append(time.perf_counter() - start)
+    read, it, mv = min(reads), min(iters), min(gemv)
+    gbs = n * m0 * 8 / read / 1e9
+    print(f"T2  n = 1e5, m0 = 256 ({_load()}); best of {repeats}")
+    print(f"  read n·m0 float64 once (sum): {read * 1e3:.2f} ms  = {gbs:.1f} GB/s")
+    print(f"  bare GEMV C_A c (numpy):      {mv * 1e3:.2f} ms  = {mv / read:.2f}x the read")
+    print(
+        f"  direct iteration (_iterate):  {it * 1e3:.2f} ms  = {it / read:.2f}x the read "
+        f"(median {np.median(iters) * 1e3:.2f} ms)"
+    )
+
+
+def krr(n: int, Ms: list[int]) -> None:
+    """T3: n = 2·10⁴: seconds to a test MSE within 5 % of KRRn, SLKL vs sklearn's KernelRidge."""
+    from sklearn.kernel_ridge import KernelRidge
+
+    X, y, X_test, y_test = make_sinc(n, 2000, random_state=0)
+    print(f"T3  sinc, n = {n}, 2000 noiseless test points ({_load()})")
+    start = time.perf_counter()
+    model = KernelRidge(alpha=1.0, kernel="rbf", gamma=KERNEL.gamma).fit(X, y)
+    t_krr = time.perf_counter() - start
+    mse_krr = float(np.mean((model.predict(X_test) - y_test) ** 2))
+    print(f"  sklearn KernelRidge (KRRn): {t_krr:7.2f} s, test MSE {mse_krr:.4e}")
+    del model
+    for M in Ms:
+        for nu in (0.01, 0.001):
+            start = time.perf_counter()
+            slkl = SLKLRegressor(KERNEL, M, nu, random_state=0).fit(X, y)
+            seconds = time.perf_counter() - start
+            mse = float(np.mean((slkl.predict(X_test) - y_test) ** 2))
+            ok = "within 5 %" if mse <= 1.05 * mse_krr else "NOT within 5 %"
+            print(
+                f"  SLKL M = {M:5d}, nu = {nu:g}: {seconds:6.2f} s, MSE {mse:.4e} "
+                f"({mse / mse_krr:.3f}x KRRn, {ok}), m0 = {slkl.support_.shape[0]}, "
+                f"speed-up {t_krr / seconds:.1f}x"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("target", choices=("defaults", "bandwidth", "krr"))
+    parser.add_argument("--cap", type=float, default=600.0, help="T1: seconds before giving up")
+    parser.add_argument("--repeats", type=int, default=30, help="T2: repetitions")
+    parser.add_argument("--n", type=int, default=20_000, help="T3: training points")
+    parser.add_argument("--M", type=int, nargs="+", default=[500, 1000, 2000], help="T3: M values")
+    args = parser.parse_args()
+    if args.target == "defaults":
+        defaults(args.cap)
+    elif args.target == "bandwidth":
+        bandwidth(args.repeats)
+    else:
+        krr(args.n, args.M)
+
+
+if __name__ == "__main__":
+    main()
