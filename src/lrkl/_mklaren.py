@@ -15,12 +15,22 @@ Outline of :func:`mklaren_fit` (``K`` iterations, ``p`` kernels, ``n`` training 
 - its exact Cholesky column (eq. 17) is centred, normalised and augmented for the ℓ2 penalty (eq.
   27), and one LAR step is taken on the augmented regression line (eqs. 8–11);
 - after the last column joins, the regression line is the ridge fit on the selected columns, and
-  ``β`` follows from a thin QR of the feature matrix (eq. 18).
+  ``β`` follows from eq. (18).
 
-The bisector uses a Cholesky factor of the Gram matrix ``HᵀH`` that grows by one row per
-iteration, ``O(nK + K²)``, the rank-one update the paper suggests (§12.10). Each iteration reads
-one integer (the selected kernel and pivot) and one number (a degeneracy check) back to the host;
-everything else stays on the arrays' device.
+The bisector uses a Cholesky factor ``L`` of the Gram matrix ``HᵀH`` that grows by one row per
+iteration, ``O(nK + K²)``, the rank-one update the paper suggests (§12.10); ``Lᵀ`` is also the
+``R`` of the thin QR of eq. (18). An iteration costs ``O(npδ + nδ(k_q + δ) + nK)``, linear in
+``n`` and ``p``. It reads one integer (the selected kernel and pivot) and one number (a degeneracy
+check) back to the host, plus one integer when the look-ahead needs a new pivot; everything else
+stays on the arrays' device.
+
+Where MKLAREN.md §12 leaves a choice: the step-length rule, the λ term of the candidate scores
+(``scoring="reference"``) and the look-ahead refresh follow the reference code; the first pivot
+maximises ``|c|`` as in the paper (``first_pivot="signed"`` for the code's rule); ties go to the
+largest residual diagonal. Where the reference code would fail or pick an active pivot, lrkl
+instead takes a plain ICD step (the largest residual diagonal) when no candidate qualifies, stops
+early when every kernel's residual is exhausted (below ``1e-10`` of its largest diagonal entry)
+or when a new column lies in the span of the previous ones, and handles ``K = 1``.
 """
 
 from __future__ import annotations
@@ -426,8 +436,9 @@ def mklaren_fit(
         cols, state.lookahead = _cholesky_steps(kernel, X, empty, state, [], delta, xp=xp)
         looks.append(cols)
     lookahead = xp.stack([xp.matrix_transpose(look) for look in looks], axis=0)  # (p, δ, n)
+    del looks
     # bᵀMb changes only for the kernel whose look-ahead is refreshed.
-    quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(len(looks))])
+    quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(len(kernels))])
     d = xp.stack([state.d for state in states], axis=0)  # shape: (p, n)
     big_c = big_a = None
     kernel_of: list[int] = []
