@@ -365,7 +365,7 @@ def test_bad_input_raises(backend, data):
         lowrank.icd(Gaussian(gamma=1.0), backend.asarray(X[:, 0]), 3)
     with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
         lowrank.icd(Gaussian(gamma=1.0), Xb, 3, tol=-1.0)
-    with pytest.raises(ValueError, match="rank must be an integer between 1 and n_samples=5"):
+    with pytest.raises(ValueError, match="rank must be an integer between 1 and n_landmarks=5"):
         lowrank.nystrom(Gaussian(gamma=1.0), Xb, 5, rank=6)
     with pytest.raises(ValueError, match="landmarks must hold n_landmarks=3 distinct"):
         lowrank.nystrom(Gaussian(gamma=1.0), Xb, 3, landmarks=[1, 1, 2])

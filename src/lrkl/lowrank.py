@@ -138,9 +138,9 @@ class LowRankFactor(NamedTuple):
 # --------------------------------------------------------------------------- validation
 
 
-def _check_rank(rank: Any, n: int, name: str = "rank") -> int:
+def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples") -> int:
     if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= n:
-        msg = f"{name} must be an integer between 1 and n_samples={n}, received {rank!r}"
+        msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
         raise ValueError(msg)
     return int(rank)
 
@@ -448,9 +448,7 @@ def nystrom(
     n = X.shape[0]
     m = _check_rank(n_landmarks, n, "n_landmarks")
     if rank is not None:
-        rank = _check_rank(rank, m, "rank")
-        if rank > m:  # pragma: no cover - _check_rank bounds it by m already
-            raise AssertionError
+        rank = _check_rank(rank, m, "rank", "n_landmarks")
     if landmarks is None:
         chosen = [int(i) for i in check_random_state(random_state).permutation(n)[:m]]
     else:
