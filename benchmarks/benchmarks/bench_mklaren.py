@@ -36,9 +36,14 @@ def _fit(xp, kernels, X, y, rank, delta):
 
 
 class MklarenVsSamples:
-    """Fit time and peak memory against n: 7 Gaussian kernels, δ = 10, K = 14 and 98."""
+    """Fit time and peak memory against n: 7 Gaussian kernels, δ = 10, K = 14 and 98.
 
-    params = ([1_000, 10_000, 100_000], [14, 98], BACKENDS)
+    The authors' code took 0.20 s (n = 265, K = 14), 3.6 s (2000, 98), 3.8 s (1e4, 14) and
+    15.4 s (1e4, 98) on this kind of machine. K = 98 at n = 1e5 (about 10 s) is left out of the
+    default grid to keep ``asv run --quick`` short; add it to measure by hand.
+    """
+
+    params = ([1_000, 10_000, 100_000], [14], BACKENDS)
     param_names = ["n", "rank", "backend"]
     timeout = 300
 
@@ -54,10 +59,26 @@ class MklarenVsSamples:
         _fit(self.xp, self.kernels, self.X, self.y, rank, 10)
 
 
+class MklarenRank98:
+    """Fit time at the authors' largest rank, K = 98 (7 Gaussian kernels, δ = 10)."""
+
+    params = ([2_000, 10_000], ["numpy"])
+    param_names = ["n", "backend"]
+    timeout = 300
+
+    def setup(self, n, backend):
+        self.xp = namespace(backend)
+        self.X, self.y = _data(self.xp, n)
+        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+
+    def time_fit_rank98(self, n, backend):
+        _fit(self.xp, self.kernels, self.X, self.y, 98, 10)
+
+
 class MklarenVsKernels:
     """Fit time against the number of Gaussian kernels p: n = 1000, K = 14, δ = 10."""
 
-    params = ([10, 100, 1_000], BACKENDS)
+    params = ([10, 100, 1_000], ["numpy"])
     param_names = ["n_kernels", "backend"]
     timeout = 300
 
@@ -74,7 +95,7 @@ class MklarenVsKernels:
 
 
 class MklarenVsLookahead:
-    """Cost of one iteration against the look-ahead δ: n = 5000, 7 Gaussian kernels.
+    """Cost of one iteration against the look-ahead δ: n = 2000, 7 Gaussian kernels.
 
     ``track_seconds_per_iteration`` is (fit(K = 42) − fit(K = 14)) / 28, which removes the
     set-up cost (δ Cholesky columns per kernel) that does not grow with K.
@@ -86,7 +107,7 @@ class MklarenVsLookahead:
 
     def setup(self, delta, backend):
         self.xp = namespace(backend)
-        self.X, self.y = _data(self.xp, 5_000)
+        self.X, self.y = _data(self.xp, 2_000)
         self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
 
     def time_fit_vs_delta(self, delta, backend):
