@@ -37,6 +37,7 @@ from lrkl._backend import (
 )
 from lrkl._mklaren_estimators import _as_array, _check_X, default_kernels
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
+from lrkl.lowrank import _as_dtype
 
 __all__ = ["AlignmentKernelRidge", "LowRankRidge", "UniformKernelRidge"]
 
@@ -407,7 +408,7 @@ class _CombinedKernelRidge(_Regressor):
         self._validate_params()
         kernels = _check_kernels(self.kernels)
         xp, X, y = _check_fit_data(X, y)
-        Ks = [_as(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
+        Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, xp=xp)
         centring = [_Centring(K, xp=xp) for K in Ks] if centred else None
         combined = xp.zeros_like(Ks[0])
@@ -444,16 +445,12 @@ class _CombinedKernelRidge(_Regressor):
         for rows in row_slices(X.shape[0], n, self._block_entries):
             block = xp.zeros((rows.stop - rows.start, n), dtype=X.dtype, device=device_of(X))
             for q, kernel in enumerate(self.kernels_):
-                part = _as(kernel._evaluate(X[rows, ...], self.X_fit_, xp=xp), X.dtype, xp=xp)
+                part = _as_dtype(kernel._evaluate(X[rows, ...], self.X_fit_, xp=xp), X.dtype, xp=xp)
                 if self.centring_ is not None:
                     part = self.centring_[q].test(part, xp=xp)
                 block = block + self.kernel_weights_[q] * part
             out[rows, ...] = block @ self.dual_coef_
         return out + self.intercept_
-
-
-def _as(a: Array, dtype: Any, *, xp: ModuleType) -> Array:
-    return a if a.dtype == dtype else xp.astype(a, dtype)
 
 
 class UniformKernelRidge(_CombinedKernelRidge):
