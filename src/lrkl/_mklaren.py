@@ -305,7 +305,9 @@ def _cholesky_steps(
     pivoted-Cholesky step of :mod:`lrkl.lowrank` against the new columns only.
     """
     n = exact.shape[0]
-    work = xp.zeros((n, n_steps), dtype=X.dtype, device=X.device)
+    # Columns are stored as rows: G[:, :j] is then a contiguous (Fortran-order) block for BLAS.
+    work_t = xp.zeros((n_steps, n), dtype=X.dtype, device=X.device)
+    work = xp.matrix_transpose(work_t)
     known = list(order[:n_steps])
     if known:
         block = _residual_columns(kernel, X, exact, known, state.cache, xp=xp)
@@ -322,7 +324,7 @@ def _cholesky_steps(
             col = _residual_columns(kernel, X, exact, [pivot], state.cache, xp=xp)[:, 0]
         pivots.append(pivot)
         g = _cholesky_column(col, work, d_run, pivot, j, xp=xp)
-        work[:, j] = g
+        work_t[j, :] = g
         d_run = _clip_residual(d_run - g * g, state.floor, xp=xp)
         d_run[pivot] = 0.0
     return work, pivots
@@ -423,7 +425,7 @@ def mklaren_fit(
     u = xp.zeros_like(r)
     Ht = xp.zeros((rank, total), dtype=dtype, device=device)  # Hᵀ: row t is column h_t
     L = xp.zeros((rank, rank), dtype=dtype, device=device)  # Cholesky factor of HᵀH
-    columns = xp.zeros((n, rank), dtype=dtype, device=device)
+    columns_t = xp.zeros((rank, n), dtype=dtype, device=device)  # raw column g_t in row t
     col_mean = xp.zeros(rank, dtype=dtype, device=device)
     col_norm = xp.zeros(rank, dtype=dtype, device=device)
     scale = 1.0 / math.sqrt(1.0 + lbd)
@@ -463,7 +465,7 @@ def mklaren_fit(
             break  # every kernel is exhausted: its residual diagonal is zero
         q, pivot = chosen
         state = states[q]
-        exact = _take_columns(columns, state.columns, xp=xp)
+        exact = xp.matrix_transpose(_take_rows(columns_t, state.columns, xp=xp))
         g, new_look = _refresh(state, kernels[q], X, exact, pivot, delta, xp=xp)
 
         # The new unit column h_t = [P g/‖P g‖; √λ e_t]/√(1 + λ) (eqs. 4 and 27).
@@ -486,7 +488,7 @@ def mklaren_fit(
         state.columns.append(t)
         lookahead[q, :, :] = xp.matrix_transpose(new_look)
         quad[q, :] = _quadratic_form(lookahead[q, ...], xp=xp)
-        columns[:, t] = g
+        columns_t[t, :] = g
         col_mean[t] = g_mean
         col_norm[t] = g_norm
         Ht[t, :] = h
@@ -518,7 +520,7 @@ def mklaren_fit(
     beta = _coefficients(Ht[:used, :], L[:used, :used], mu, xp=xp)
     return MklarenFit(
         bias=bias,
-        columns=columns[:, :used],
+        columns=xp.matrix_transpose(columns_t[:used, :]),
         kernel_of=tuple(kernel_of),
         pivot_of=tuple(pivot_of),
         col_mean=col_mean[:used],
@@ -565,6 +567,13 @@ def _coefficients(Ht: Array, L: Array, mu: Array, *, xp: ModuleType) -> Array:
 
 
 # --------------------------------------------------------------------------- prediction
+
+
+def _take_rows(A: Array, rows: Sequence[int], *, xp: ModuleType) -> Array:
+    """``A[rows, :]`` for a host list of row indices (possibly empty)."""
+    if not rows:
+        return A[:0, :]
+    return xp.take(A, xp.asarray(rows, dtype=xp.int64, device=A.device), axis=0)
 
 
 def _take_columns(A: Array, cols: Sequence[int], *, xp: ModuleType) -> Array:
