@@ -318,6 +318,7 @@ def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
         ({"selection": "best"}, "selection must be one of"),
         ({"tol": -1.0}, "tol must be a finite number >= 0"),
         ({"max_iter": 0}, "max_iter must be None or an integer >= 1"),
+        ({"memory_budget": 0}, "memory_budget must be an integer number of bytes >= 1"),
     ],
 )
 def test_bad_parameters_raise(backend, params, match):

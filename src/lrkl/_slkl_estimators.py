@@ -196,6 +196,13 @@ def _tol(value: Any) -> float:
     return float(value)
 
 
+def _budget(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        msg = f"memory_budget must be an integer number of bytes >= 1, received {value!r}"
+        raise ValueError(msg)
+    return int(value)
+
+
 def _sample(n: int, M: int, rng: Any) -> list[int]:
     """M distinct row numbers drawn uniformly, in increasing order."""
     return sorted(int(i) for i in rng.choice(n, size=M, replace=False))
@@ -419,7 +426,13 @@ class SLKLRegressor(_RegressorBase):
         seed = int(rng.randint(2**31 - 1))
         y, intercept = _centre_y(y, self.fit_intercept, xp=xp)
         problem = slkl_problem(
-            X, y, candidates, kernel=kernel, mode=mode, memory_budget=self.memory_budget, xp=xp
+            X,
+            y,
+            candidates,
+            kernel=kernel,
+            mode=mode,
+            memory_budget=_budget(self.memory_budget),
+            xp=xp,
         )
         result = slkl_solve(problem, nu=nu, seed=seed, callback=self._monitor(), **options)
         self._store(result, X, candidates, kernel, intercept, xp=xp)
@@ -533,7 +546,7 @@ def slkl_path(
         candidates,
         kernel=_kernel(kernel),
         mode=_choice("mode", mode, MODES),
-        memory_budget=memory_budget,
+        memory_budget=_budget(memory_budget),
         xp=xp,
     )
     options = dict(
@@ -666,7 +679,7 @@ class SLKLRegressorCV(_RegressorBase):
                 tol=self.tol,
                 max_iter=self.max_iter,
                 random_state=rng,
-                memory_budget=self.memory_budget,
+                memory_budget=_budget(self.memory_budget),
             )
             for i, result in enumerate(path.results):
                 rows = xp.take(path.candidates, _index(result.support, xp=xp, device=device))
@@ -690,7 +703,7 @@ class SLKLRegressorCV(_RegressorBase):
             max_iter=self.max_iter,
             random_state=rng,
             fit_intercept=self.fit_intercept,
-            memory_budget=self.memory_budget,
+            memory_budget=_budget(self.memory_budget),
         ).fit(X, y)
         for name in (
             "kernel_",
