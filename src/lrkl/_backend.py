@@ -239,7 +239,7 @@ def cho_factor(a: Array, /, *, xp: ModuleType) -> Factor:
     """Factor a symmetric positive definite ``a`` once for many :func:`cho_solve` calls."""
     return Factor(cholesky(a, xp=xp, lower=True))
 
-    """Solve ``a x = b`` given the :func:`cho_factor` factor of ``a``: two triangular solves."""
+
 def cho_solve(factor: Factor, b: Array, /, *, xp: ModuleType) -> Array:
     """Solve ``a x = b`` given the :func:`cho_factor` factor of ``a``: two triangular solves."""
     if _kind(xp) == "numpy":
