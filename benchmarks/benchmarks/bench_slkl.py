@@ -17,7 +17,7 @@ from lrkl._slkl import _ActiveSet, _iterate, slkl_problem, slkl_solve
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
 
-from ._backends import BACKENDS, namespace, to_backend
+from ._backends import namespace, to_backend
 
 KERNEL = Gaussian(sigma2=1.0)
 
@@ -37,7 +37,9 @@ class Iteration:
     independent of n.
     """
 
-    params = ([1_000, 10_000, 100_000], [16, 64, 256], ["direct", "gram"], BACKENDS)
+    # torch is left out of the default grid: on 2 cores its threads oversubscribe the machine and
+    # the grid then takes minutes; cupy runs where a GPU is present (skipped otherwise).
+    params = ([1_000, 10_000, 100_000], [16, 64, 256], ["direct", "gram"], ["numpy", "cupy"])
     param_names = ["n", "m0", "form", "backend"]
     timeout = 300
 
