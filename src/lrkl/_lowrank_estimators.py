@@ -24,18 +24,15 @@ from typing import Any
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
 
 from lrkl import lowrank
 from lrkl._backend import (
-    check_array,
-    check_consistent_length,
     device_of,
     get_namespace,
     lstsq,
     solve,
 )
-from lrkl._mklaren_estimators import _as_array, _check_X, default_kernels
+from lrkl._validation import check_kernels, check_predict_X, check_X_y
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
 from lrkl.lowrank import _as_dtype
 
@@ -135,31 +132,6 @@ class _Centring:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_kernels(kernels: Sequence[Kernel] | None) -> list[Kernel]:
-    kernels = default_kernels() if kernels is None else list(kernels)
-    if not kernels:
-        msg = "kernels must hold at least one Kernel, received an empty sequence"
-        raise ValueError(msg)
-    for q, kernel in enumerate(kernels):
-        if not isinstance(kernel, Kernel):
-            msg = (
-                "kernels must hold lrkl.kernels.Kernel objects, received "
-                f"{type(kernel).__name__} at position {q}"
-            )
-            raise TypeError(msg)
-    return kernels
-
-
-def _check_fit_data(X: Any, y: Any) -> tuple[ModuleType, Array, Array]:
-    """Namespace, ``X`` (n × d) and ``y`` (n,) or (n, t) in X's floating dtype."""
-    _, X = _check_X(X)
-    y = _as_array(y, "y")
-    xp = get_namespace(X, y)
-    y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
-    check_consistent_length(X=X, y=y)
-    return xp, X, y
-
-
 class _Regressor(RegressorMixin, BaseEstimator):
     """Tags, kernel checks and the validation of ``predict``'s input, shared by the three."""
 
@@ -170,18 +142,6 @@ class _Regressor(RegressorMixin, BaseEstimator):
         tags.target_tags.single_output = True
         tags.target_tags.multi_output = True
         return tags
-
-    def _check_predict_X(self, X: Any) -> tuple[ModuleType, Array]:
-        check_is_fitted(self)
-        xp, X = _check_X(X, dtype=self.X_dtype_)
-        get_namespace(X, self.intercept_)  # refuses data from another array library
-        if X.shape[1] != self.n_features_in_:
-            msg = (
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-            raise ValueError(msg)
-        return xp, X
 
 
 # --------------------------------------------------------------------------- ridge on factors
@@ -320,8 +280,8 @@ class LowRankRidge(_Regressor):
         self : LowRankRidge
         """
         self._validate_params()
-        kernels = _check_kernels(self.kernels)
-        xp, X, y = _check_fit_data(X, y)
+        kernels = check_kernels(self.kernels)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
         n = X.shape[0]
         ranks = self._ranks(len(kernels), n)
         if self.method == "nystrom":
@@ -350,7 +310,6 @@ class LowRankRidge(_Regressor):
         self.rank_ = tuple(f.rank for f in factors)
         self.kernels_ = kernels
         self.n_features_in_ = X.shape[1]
-        self.X_dtype_ = X.dtype
         return self
 
     def features(self, X: Array) -> Array:
@@ -365,7 +324,7 @@ class LowRankRidge(_Regressor):
         array of shape (n_samples, sum(rank_))
             On the training points, the stacked factors ``[G_1, …, G_p]``.
         """
-        xp, X = self._check_predict_X(X)
+        xp, X = check_predict_X(self, X, like="intercept_")
         return xp.concat([f.transform(X) for f in self.factors_], axis=1)
 
     def predict(self, X: Array) -> Array:
@@ -406,8 +365,8 @@ class _CombinedKernelRidge(_Regressor):
         self
         """
         self._validate_params()
-        kernels = _check_kernels(self.kernels)
-        xp, X, y = _check_fit_data(X, y)
+        kernels = check_kernels(self.kernels)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, xp=xp)
         centring = [_Centring(K, xp=xp) for K in Ks] if centred else None
@@ -424,7 +383,6 @@ class _CombinedKernelRidge(_Regressor):
         self.X_fit_ = X
         self.kernels_ = kernels
         self.n_features_in_ = X.shape[1]
-        self.X_dtype_ = X.dtype
         return self
 
     def predict(self, X: Array) -> Array:
@@ -438,7 +396,7 @@ class _CombinedKernelRidge(_Regressor):
         -------
         array of shape (n_samples,) or (n_samples, n_targets)
         """
-        xp, X = self._check_predict_X(X)
+        xp, X = check_predict_X(self, X, like="intercept_")
         n = self.X_fit_.shape[0]
         out_shape = (X.shape[0], *tuple(self.dual_coef_.shape[1:]))
         out = xp.zeros(out_shape, dtype=self.dual_coef_.dtype, device=device_of(X))

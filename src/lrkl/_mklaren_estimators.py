@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
 from lrkl._mklaren import (
     FIRST_PIVOT_RULES,
     LAMBDA_SCORINGS,
@@ -24,41 +21,12 @@ from lrkl._mklaren import (
     mklaren_predict,
     out_of_sample_features,
 )
-from lrkl.kernels import Gaussian, Kernel
+from lrkl._validation import check_kernels, check_predict_X, check_X_y
+from lrkl.kernels import Kernel
 
-__all__ = ["MklarenRegressor", "default_kernels"]
+__all__ = ["MklarenRegressor"]
 
 Array = Any
-
-
-def default_kernels() -> list[Kernel]:
-    """The paper's seven Gaussian kernels ``exp(−θ‖x − z‖²)``, ``θ = 2⁻³, 2⁻², …, 2³``."""
-    return [Gaussian(gamma=2.0**e) for e in range(-3, 4)]
-
-
-def _as_array(x: Any, name: str) -> Array:
-    """:func:`lrkl._backend.ensure_array`, with scikit-learn's message for a missing ``y``."""
-    if x is None:
-        msg = f"this estimator requires {name} to be passed, but the target {name} is None"
-        raise ValueError(msg)
-    return ensure_array(x, name=name)
-
-
-def _check_X(X: Any, *, dtype: Any = None) -> tuple[Any, Array]:
-    """Namespace and validated ``X`` (2-D, at least one row and one feature, finite)."""
-    X = _as_array(X, "X")
-    xp = get_namespace(X)
-    if X.ndim == 1:
-        msg = (
-            f"Expected a 2-D array for X, got a 1-D array of shape {tuple(X.shape)}. Reshape your "
-            "data either using array.reshape(-1, 1) if your data has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample."
-        )
-        raise ValueError(msg)
-    if X.ndim == 2 and X.shape[1] == 0:
-        msg = f"0 feature(s) (shape=({X.shape[0]}, 0)) while a minimum of 1 is required."
-        raise ValueError(msg)
-    return xp, check_array(X, name="X", xp=xp, dtype=dtype)
 
 
 class MklarenRegressor(RegressorMixin, BaseEstimator):
@@ -76,7 +44,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
     ----------
     kernels : list of Kernel, default=None
         The candidate kernels (objects of :mod:`lrkl.kernels`). ``None`` means the paper's seven
-        Gaussian kernels, ``θ ∈ {2⁻³, …, 2³}`` (see :func:`default_kernels`).
+        Gaussian kernels, ``θ ∈ {2⁻³, …, 2³}``.
     rank : int, default=14
         Total rank ``K``: the number of Cholesky columns selected over all kernels.
     delta : int, default=10
@@ -171,20 +139,6 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         tags.target_tags.multi_output = False
         return tags
 
-    def _checked_kernels(self) -> list[Kernel]:
-        kernels = default_kernels() if self.kernels is None else list(self.kernels)
-        if not kernels:
-            msg = "kernels must hold at least one Kernel, received an empty sequence"
-            raise ValueError(msg)
-        for q, kernel in enumerate(kernels):
-            if not isinstance(kernel, Kernel):
-                msg = (
-                    f"kernels must hold lrkl.kernels.Kernel objects, received "
-                    f"{type(kernel).__name__} at position {q}"
-                )
-                raise TypeError(msg)
-        return kernels
-
     def fit(self, X: Array, y: Array) -> MklarenRegressor:
         """Select ``rank`` Cholesky columns over the kernels and fit the regression.
 
@@ -200,12 +154,8 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         self : MklarenRegressor
         """
         self._validate_params()
-        kernels = self._checked_kernels()
-        _, X = _check_X(X)
-        y = _as_array(y, "y")
-        xp = get_namespace(X, y)
-        y = self._check_y(y, dtype=X.dtype, xp=xp)
-        check_consistent_length(X=X, y=y)
+        kernels = check_kernels(self.kernels)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__)
         result = mklaren_fit(
             kernels,
             X,
@@ -219,17 +169,6 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         )
         self._store(result, kernels, X, xp=xp)
         return self
-
-    @staticmethod
-    def _check_y(y: Array, *, dtype: Any, xp: Any) -> Array:
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected; it is raveled.",
-                DataConversionWarning,
-                stacklevel=3,
-            )
-            y = y[:, 0]
-        return check_array(y, name="y", xp=xp, ndim=1, dtype=dtype)
 
     def _store(self, result: Any, kernels: list[Kernel], X: Array, *, xp: Any) -> None:
         p = len(kernels)
@@ -293,12 +232,5 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         return mklaren_predict(self._fit_result, feats, xp=xp)
 
     def _features(self, X: Array) -> tuple[Any, list[Array]]:
-        xp, X = _check_X(X, dtype=self.coef_.dtype)
-        get_namespace(X, self.coef_)  # refuses data from another array library
-        if X.shape[1] != self.n_features_in_:
-            msg = (
-                f"X has {X.shape[1]} features, but MklarenRegressor is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-            raise ValueError(msg)
+        xp, X = check_predict_X(self, X, like="coef_")
         return xp, out_of_sample_features(self.kernels_, self.pivot_X_, self.chol_, X, xp=xp)

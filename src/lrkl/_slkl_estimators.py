@@ -27,18 +27,13 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import (
-    check_array,
-    check_consistent_length,
     device_of,
-    ensure_array,
     from_host,
-    get_namespace,
     host_namespace,
     solve,
     to_numpy,
@@ -53,6 +48,7 @@ from lrkl._slkl import (
     slkl_problem,
     slkl_solve,
 )
+from lrkl._validation import check_kernel, check_predict_X, check_X_y
 from lrkl.kernels import Gaussian, Kernel
 
 __all__ = [
@@ -72,86 +68,12 @@ Array = Any
 
 
 def _kernel(kernel: Kernel | None) -> Kernel:
-    if kernel is None:
-        return Gaussian(sigma2=1.0)
-    if not isinstance(kernel, Kernel):
-        msg = f"kernel must be an lrkl.kernels.Kernel or None, received {type(kernel).__name__}"
-        raise TypeError(msg)
-    return kernel
-
-
-def _check_not_empty(X: Array) -> None:
-    """Empty data are refused with scikit-learn's wording (its checks match on it)."""
-    if X.ndim == 2 and X.shape[0] == 0:
-        msg = (
-            f"Found array with 0 sample(s) (shape={tuple(X.shape)}) while a minimum of 1 is "
-            "required."
-        )
-        raise ValueError(msg)
-    if X.ndim == 2 and X.shape[1] == 0:
-        msg = (
-            f"Found array with 0 feature(s) (shape={tuple(X.shape)}) while a minimum of 1 is "
-            "required."
-        )
-        raise ValueError(msg)
-
-
-def _check_2d(X: Array) -> None:
-    if X.ndim != 2:
-        msg = (
-            f"Expected 2D array, got {X.ndim}D array instead (shape {tuple(X.shape)}). Reshape "
-            "your data either using array.reshape(-1, 1) if your data has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample."
-        )
-        raise ValueError(msg)
+    return check_kernel(kernel, default=Gaussian(sigma2=1.0))
 
 
 def _scalar(x: Any) -> float:
     """A 0-D array (or NumPy scalar) as a Python float: one deliberate host read."""
     return float(x) if isinstance(x, numbers.Real) else float(to_numpy(x))
-
-
-def _validate_Xy(X: Any, y: Any, owner: str) -> tuple[ModuleType, Array, Array]:
-    """Namespace, X (n × d) and y (n,) in X's floating dtype; n ≥ 2."""
-    if y is None:
-        msg = f"{owner} requires y to be passed, but the target y is None"
-        raise ValueError(msg)
-    X = ensure_array(X, name="X")
-    _check_2d(X)
-    _check_not_empty(X)
-    y = ensure_array(y, name="y")
-    xp = get_namespace(X, y)
-    X = check_array(X, name="X", xp=xp)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn(
-            "A column-vector y was passed when a 1d array was expected. Please change the shape "
-            "of y to (n_samples,), for example using ravel().",
-            DataConversionWarning,
-            stacklevel=3,
-        )
-        y = xp.reshape(y, (-1,))
-    y = check_array(y, name="y", xp=xp, ndim=1, dtype=X.dtype)
-    check_consistent_length(X=X, y=y)
-    if X.shape[0] < 2:
-        msg = f"{owner} needs at least 2 samples, received n_samples = 1 (1 sample)"
-        raise ValueError(msg)
-    return xp, X, y
-
-
-def _validate_predict_X(est: BaseEstimator, X: Any) -> tuple[ModuleType, Array]:
-    check_is_fitted(est)
-    X = ensure_array(X, name="X")
-    _check_2d(X)
-    _check_not_empty(X)
-    xp = get_namespace(X)
-    X = check_array(X, name="X", xp=xp)
-    if X.shape[1] != est.n_features_in_:
-        msg = (
-            f"X has {X.shape[1]} features, but {type(est).__name__} is expecting "
-            f"{est.n_features_in_} features as input"
-        )
-        raise ValueError(msg)
-    return xp, X
 
 
 def _positive(name: str, value: Any) -> float:
@@ -254,7 +176,7 @@ class _RegressorBase(RegressorMixin, BaseEstimator):
         -------
         array of shape (n_samples,)
         """
-        xp, X = _validate_predict_X(self, X)
+        xp, X = check_predict_X(self, X, like="dual_coef_")
         return _predict_dual(
             self.kernel_, X, self.centres_, self.dual_coef_, self.intercept_, xp=xp
         )
@@ -415,7 +337,7 @@ class SLKLRegressor(_RegressorBase):
         -------
         self
         """
-        xp, X, y = _validate_Xy(X, y, type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         nu = _positive("nu", self.nu)
         options = self._options()
         mode = _choice("mode", self.mode, MODES)
@@ -531,7 +453,7 @@ def slkl_path(
     >>> path.n_active[0] <= path.n_active[1] <= path.n_active[2]
     True
     """
-    xp, X, y = _validate_Xy(X, y, "slkl_path")
+    xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
     nus = tuple(_positive("nus", nu) for nu in nus)
     if not nus:
         msg = "nus must hold at least one value of nu, received an empty sequence"
@@ -651,7 +573,7 @@ class SLKLRegressorCV(_RegressorBase):
         -------
         self
         """
-        xp, X, y = _validate_Xy(X, y, type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         nus = tuple(10.0 ** (-4.0 * i / 7.0) for i in range(8)) if self.nus is None else self.nus
         nus = tuple(_positive("nus", nu) for nu in nus)
         kernel = _kernel(self.kernel)
@@ -785,7 +707,7 @@ class KernelRidgeExact(_RegressorBase):
         -------
         self
         """
-        xp, X, y = _validate_Xy(X, y, type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         alpha = _positive("alpha", self.alpha)
         self.kernel_ = _kernel(self.kernel)
         y, self.intercept_ = _centre_y(y, self.fit_intercept, xp=xp)
@@ -855,7 +777,7 @@ class KernelRidgeSubset(_RegressorBase):
         -------
         self
         """
-        xp, X, y = _validate_Xy(X, y, type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         alpha = _positive("alpha", self.alpha)
         M = _n_columns(self.n_columns, X.shape[0])
         self.kernel_ = _kernel(self.kernel)
@@ -939,7 +861,7 @@ class UniformRankOneRidge(_RegressorBase):
         -------
         self
         """
-        xp, X, y = _validate_Xy(X, y, type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         M = _n_columns(self.n_columns, X.shape[0])
         weight = 1.0 / M if self.weight is None else _positive("weight", self.weight)
         self.kernel_ = _kernel(self.kernel)

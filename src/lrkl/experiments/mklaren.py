@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from lrkl._backend import from_host, synchronize, to_numpy
-from lrkl._mklaren_estimators import MklarenRegressor, default_kernels
+from lrkl._mklaren_estimators import MklarenRegressor
+from lrkl._validation import default_kernels
 from lrkl.datasets import (
     MKLAREN_DATASETS,
     SENTIMENT_DOMAINS,

@@ -1,0 +1,128 @@
+"""Input validation shared by every lrkl estimator.
+
+The messages use scikit-learn's wording where its estimator checks match on it (empty data,
+1-D ``X``, a missing ``y``); everything else names the parameter, the allowed range and the value
+received.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
+
+from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
+from lrkl.kernels import Gaussian, Kernel
+
+Array = Any
+
+
+def default_kernels() -> list[Kernel]:
+    """The Mklaren paper's seven Gaussian kernels ``exp(−θ‖x − z‖²)``, ``θ = 2⁻³, …, 2³``."""
+    return [Gaussian(gamma=2.0**e) for e in range(-3, 4)]
+
+
+def check_kernel(kernel: Kernel | None, *, default: Kernel) -> Kernel:
+    """``kernel``, or ``default`` when it is None; anything else but a Kernel raises."""
+    if kernel is None:
+        return default
+    if not isinstance(kernel, Kernel):
+        msg = f"kernel must be an lrkl.kernels.Kernel or None, received {type(kernel).__name__}"
+        raise TypeError(msg)
+    return kernel
+
+
+def check_kernels(kernels: Sequence[Kernel] | None) -> list[Kernel]:
+    """A non-empty list of kernels; None means :func:`default_kernels`."""
+    kernels = default_kernels() if kernels is None else list(kernels)
+    if not kernels:
+        msg = "kernels must hold at least one Kernel, received an empty sequence"
+        raise ValueError(msg)
+    for q, kernel in enumerate(kernels):
+        if not isinstance(kernel, Kernel):
+            msg = (
+                "kernels must hold lrkl.kernels.Kernel objects, received "
+                f"{type(kernel).__name__} at position {q}"
+            )
+            raise TypeError(msg)
+    return kernels
+
+
+def check_X(X: Any, *, dtype: Any = None) -> tuple[ModuleType, Array]:
+    """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite."""
+    X = ensure_array(X, name="X")
+    if X.ndim != 2:
+        msg = (
+            f"Expected 2D array, got {X.ndim}D array instead (shape {tuple(X.shape)}). Reshape "
+            "your data either using array.reshape(-1, 1) if your data has a single feature or "
+            "array.reshape(1, -1) if it contains a single sample."
+        )
+        raise ValueError(msg)
+    for axis, what in enumerate(("sample", "feature")):
+        if X.shape[axis] == 0:
+            msg = (
+                f"Found array with 0 {what}(s) (shape={tuple(X.shape)}) while a minimum of 1 is "
+                "required."
+            )
+            raise ValueError(msg)
+    xp = get_namespace(X)
+    return xp, check_array(X, name="X", xp=xp, dtype=dtype)
+
+
+def check_X_y(
+    X: Any,
+    y: Any,
+    *,
+    owner: str,
+    multi_output: bool = False,
+    min_samples: int = 1,
+) -> tuple[ModuleType, Array, Array]:
+    """Namespace, ``X`` (n × d) and ``y`` in X's floating dtype, from one array library.
+
+    ``y`` is 1-D, or (with ``multi_output``) 1-D or 2-D; a single-output estimator given a
+    column vector ravels it with a :class:`~sklearn.exceptions.DataConversionWarning`.
+    """
+    if y is None:
+        msg = f"{owner} requires y to be passed, but the target y is None"
+        raise ValueError(msg)
+    _, X = check_X(X)
+    y = ensure_array(y, name="y")
+    xp = get_namespace(X, y)
+    if not multi_output and y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the shape "
+            "of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        y = xp.reshape(y, (-1,))
+    y = check_array(y, name="y", xp=xp, ndim=(1, 2) if multi_output else 1, dtype=X.dtype)
+    check_consistent_length(X=X, y=y)
+    if X.shape[0] < min_samples:
+        msg = f"{owner} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
+        raise ValueError(msg)
+    return xp, X, y
+
+
+def check_predict_X(estimator: Any, X: Any, *, like: str) -> tuple[ModuleType, Array]:
+    """Validated ``X`` for a fitted ``estimator``, in the dtype and array library of its fitted
+    array attribute named ``like``.
+
+    Raises if the estimator is not fitted, if ``X`` comes from another array library than the
+    fitted arrays, or if its number of features differs from ``n_features_in_``.
+    """
+    check_is_fitted(estimator)
+    like = getattr(estimator, like)
+    xp, X = check_X(X, dtype=like.dtype)
+    get_namespace(X, like)
+    if X.shape[1] != estimator.n_features_in_:
+        msg = (
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input"
+        )
+        raise ValueError(msg)
+    return xp, X
