@@ -192,7 +192,7 @@ class LowRankRidge(_Regressor):
         One factor per kernel, with its pivots or landmarks and out-of-sample map.
     rank_ : tuple of int
         Number of columns of each kernel's factor.
-    coef_ : array of shape (sum(rank_),) or (sum(rank_), n_targets)
+    coef_ : array of shape ``(sum(rank_),)`` or ``(sum(rank_), n_targets)``
         Ridge coefficients of the stacked features.
     intercept_ : array of shape () or (n_targets,)
     kernels_ : list of Kernel
@@ -321,7 +321,7 @@ class LowRankRidge(_Regressor):
 
         Returns
         -------
-        array of shape (n_samples, sum(rank_))
+        array of shape ``(n_samples, sum(rank_))``
             On the training points, the stacked factors ``[G_1, …, G_p]``.
         """
         xp, X = check_predict_X(self, X, like="intercept_")

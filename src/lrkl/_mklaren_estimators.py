@@ -75,9 +75,9 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         The training rows at each kernel's pivots, shape ``(rank_[q], n_features_in_)``.
     chol_ : list of array
         ``L_q = G_q[S_q, :]``, lower-triangular ``(rank_[q], rank_[q])`` pivot blocks.
-    columns_ : array of shape (n_samples, n_components_)
+    columns_ : array of shape ``(n_samples, n_components_)``
         The raw Cholesky columns on the training points, in the order of selection.
-    coef_ : array of shape (n_components_,)
+    coef_ : array of shape ``(n_components_,)``
         Regression coefficients ``β*`` of the augmented unit columns (eq. 18).
     intercept_ : array of shape ()
         The training mean of ``y``.
@@ -205,7 +205,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
 
         Returns
         -------
-        array of shape (n_samples, n_components_)
+        array of shape ``(n_samples, n_components_)``
         """
         check_is_fitted(self)
         xp, feats = self._features(X)

@@ -504,8 +504,9 @@ class SLKLRegressorCV(_RegressorBase):
         Grid of ν; ``None`` means 8 values from 1 down to 1e-4, logarithmically spaced.
     cv : int or cross-validation splitter, default=5
         As in scikit-learn (``KFold`` for an int).
-    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept,
-    memory_budget
+    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept
+        As for :class:`SLKLRegressor`.
+    memory_budget : int, default=2**30
         As for :class:`SLKLRegressor`.
 
     Attributes
