@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -371,3 +373,23 @@ def test_sentiment_loader(tmp_path):
         load_sentiment("dvd", data_dir=tmp_path)
     with pytest.raises(FileNotFoundError, match="data_dir"):
         load_sentiment("books", data_dir=tmp_path)
+
+
+@pytest.mark.slow
+def test_reproduce_mklaren_quick(tmp_path):
+    from lrkl._cli import main
+
+    sentiment = Path(__file__).resolve().parents[2] / "shared" / "data" / "sentiment-blitzer"
+    argv = ["reproduce", "mklaren", "--quick", "--out", str(tmp_path)]
+    if sentiment.is_dir():
+        argv += ["--data-dir", str(sentiment)]
+    assert main(argv) == 0
+    table1 = (tmp_path / "table1.md").read_text(encoding="utf-8")
+    for word in ("mklaren", "csi", "icd", "nystrom", "uniform", "paper (mklaren)", "boston"):
+        assert word in table1
+    assert "paper (surviving cells)" in (tmp_path / "table2.md").read_text(encoding="utf-8")
+    figures = ["figure4_timing"]
+    if sentiment.is_dir():
+        figures += ["figure3_sentiment", "figure5_kitchen"]
+    for figure in figures:
+        assert (tmp_path / f"{figure}.png").stat().st_size > 1000
