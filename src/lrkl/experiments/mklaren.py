@@ -267,20 +267,8 @@ def table1(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
         for rank in (cfg["ranks"] if method != "uniform" else cfg["ranks"][:1])
     ]
     scores = _load_scores(out, args.resume)
-    for name, method, rank in progress(jobs, len(jobs), "Table 1"):
-        if (name, method, rank) in scores:
-            continue
-        scores[name, method, rank] = _evaluate(
-            name,
-            method,
-            rank,
-            splits=cfg["splits"],
-            lambdas=cfg["lambdas"],
-            first_pivot=args.first_pivot,
-            xp=xp,
-            device=device,
-        )
-        _save_scores(out, scores)
+    for key in progress(jobs, len(jobs), "Table 1"):
+        _score(key, args, cfg, out, scores, xp=xp, device=device)
     lines = []
     for rank in cfg["ranks"]:
         header = ["data set", *methods, "paper (mklaren)", "port of ref. code"]
@@ -312,6 +300,33 @@ def table1(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
     return scores
 
 
+def _score(
+    key: tuple[str, str, int],
+    args: argparse.Namespace,
+    cfg: dict,
+    out: Path,
+    scores: dict,
+    *,
+    xp: Any,
+    device: Any,
+):
+    """The scores of ``key = (data set, method, rank)``: computed once, saved, then reused."""
+    if key not in scores:
+        name, method, rank = key
+        scores[key] = _evaluate(
+            name,
+            method,
+            rank,
+            splits=cfg["splits"],
+            lambdas=cfg["lambdas"],
+            first_pivot=args.first_pivot,
+            xp=xp,
+            device=device,
+        )
+        _save_scores(out, scores)
+    return scores[key]
+
+
 def table2(args: argparse.Namespace, cfg: dict, out: Path, scores: dict, xp: Any, device: Any):
     """Table 2: smallest total rank within one standard deviation of uniform."""
     if PEERS_ERROR is not None:
@@ -326,20 +341,8 @@ def table2(args: argparse.Namespace, cfg: dict, out: Path, scores: dict, xp: Any
         bound = uni.mean() + uni.std()
         found = f"> {grid[-1]}"
         for rank in grid:  # scan upwards; stop at the first rank that qualifies
-            key = (name, method, rank)
-            if key not in scores:
-                scores[key] = _evaluate(
-                    name,
-                    method,
-                    rank,
-                    splits=cfg["splits"],
-                    lambdas=cfg["lambdas"],
-                    first_pivot=args.first_pivot,
-                    xp=xp,
-                    device=device,
-                )
-                _save_scores(out, scores)
-            if scores[key][:, 0].mean() <= bound:
+            score = _score((name, method, rank), args, cfg, out, scores, xp=xp, device=device)
+            if score[:, 0].mean() <= bound:
                 found = str(rank)
                 break
         rows.append((name, method, found))
