@@ -18,9 +18,9 @@ import array_api_compat.numpy as xp
 import numpy as np
 
 from lrkl import SLKLRegressor
-from lrkl._slkl import _ActiveSet, _iterate, slkl_problem, slkl_solve
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
+from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
 
 KERNEL = Gaussian(sigma2=1.0)
 

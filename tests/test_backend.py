@@ -7,6 +7,7 @@ import pytest
 import scipy.linalg
 
 from lrkl import _backend as B
+from lrkl import _linalg as L
 
 
 def _spd(rng: np.random.Generator, k: int) -> np.ndarray:
@@ -106,7 +107,7 @@ def test_check_consistent_length():
 @pytest.mark.parametrize("lower", [True, False])
 def test_cholesky(backend, rng, lower):
     a = _spd(rng, 6)
-    out = B.cholesky(backend.asarray(a), xp=backend.xp, lower=lower)
+    out = L.cholesky(backend.asarray(a), xp=backend.xp, lower=lower)
     _close(backend, out, scipy.linalg.cholesky(a, lower=lower))
 
 
@@ -117,7 +118,7 @@ def test_solve_triangular(backend, rng, lower, trans, rhs_shape):
     t = np.tril(rng.standard_normal((6, 6))) + 4 * np.eye(6)
     t = t if lower else t.T
     b = rng.standard_normal(rhs_shape)
-    out = B.solve_triangular(
+    out = L.solve_triangular(
         backend.asarray(t), backend.asarray(b), xp=backend.xp, lower=lower, trans=trans
     )
     _close(backend, out, np.linalg.solve(t.T if trans else t, b))
@@ -128,9 +129,9 @@ def test_cho_factor_and_solve(backend, rng, rhs_shape):
     a = _spd(rng, 5)
     b = rng.standard_normal(rhs_shape)
     xp = backend.xp
-    factor = B.cho_factor(backend.asarray(a), xp=xp)
+    factor = L.cho_factor(backend.asarray(a), xp=xp)
     _close(backend, factor.lower, np.linalg.cholesky(a))
-    _close(backend, B.cho_solve(factor, backend.asarray(b), xp=xp), np.linalg.solve(a, b))
+    _close(backend, L.cho_solve(factor, backend.asarray(b), xp=xp), np.linalg.solve(a, b))
 
 
 @pytest.mark.parametrize("assume_a", ["gen", "pos"])
@@ -138,18 +139,18 @@ def test_cho_factor_and_solve(backend, rng, rhs_shape):
 def test_solve(backend, rng, assume_a, rhs_shape):
     a = _spd(rng, 5) if assume_a == "pos" else rng.standard_normal((5, 5)) + 3 * np.eye(5)
     b = rng.standard_normal(rhs_shape)
-    out = B.solve(backend.asarray(a), backend.asarray(b), xp=backend.xp, assume_a=assume_a)
+    out = L.solve(backend.asarray(a), backend.asarray(b), xp=backend.xp, assume_a=assume_a)
     _close(backend, out, np.linalg.solve(a, b))
 
 
 def test_solve_rejects_unknown_structure():
     with pytest.raises(ValueError, match="assume_a must be 'gen' or 'pos', received 'sym'"):
-        B.solve(np.eye(2), np.ones(2), xp=np, assume_a="sym")
+        L.solve(np.eye(2), np.ones(2), xp=np, assume_a="sym")
 
 
 def test_eigh(backend, rng):
     a = _spd(rng, 6)
-    w, v = B.eigh(backend.asarray(a), xp=backend.xp)
+    w, v = L.eigh(backend.asarray(a), xp=backend.xp)
     w_ref = np.linalg.eigvalsh(a)
     _close(backend, w, w_ref)
     v = B.to_numpy(v)
@@ -159,7 +160,7 @@ def test_eigh(backend, rng):
 
 def test_svd(backend, rng):
     a = rng.standard_normal((7, 4))
-    u, s, vh = (B.to_numpy(t) for t in B.svd(backend.asarray(a), xp=backend.xp))
+    u, s, vh = (B.to_numpy(t) for t in L.svd(backend.asarray(a), xp=backend.xp))
     assert u.shape == (7, 4) and vh.shape == (4, 4)
     np.testing.assert_allclose(s, np.linalg.svd(a, compute_uv=False), rtol=1e-10)
     np.testing.assert_allclose(u @ np.diag(s) @ vh, a, atol=1e-10)
@@ -167,7 +168,7 @@ def test_svd(backend, rng):
 
 def test_qr(backend, rng):
     a = rng.standard_normal((7, 4))
-    q, r = (B.to_numpy(t) for t in B.qr(backend.asarray(a), xp=backend.xp))
+    q, r = (B.to_numpy(t) for t in L.qr(backend.asarray(a), xp=backend.xp))
     assert q.shape == (7, 4) and r.shape == (4, 4)
     np.testing.assert_allclose(q @ r, a, atol=1e-10)
     np.testing.assert_allclose(q.T @ q, np.eye(4), atol=1e-10)
@@ -178,7 +179,7 @@ def test_qr(backend, rng):
 def test_lstsq_full_rank(backend, rng, rhs_shape):
     a = rng.standard_normal((8, 3))
     b = rng.standard_normal(rhs_shape)
-    out = B.lstsq(backend.asarray(a), backend.asarray(b), xp=backend.xp)
+    out = L.lstsq(backend.asarray(a), backend.asarray(b), xp=backend.xp)
     _close(backend, out, np.linalg.lstsq(a, b, rcond=None)[0])
 
 
@@ -186,7 +187,7 @@ def test_lstsq_rank_deficient_gives_minimum_norm(backend, rng):
     a = rng.standard_normal((8, 2))
     a = np.hstack([a, a[:, :1]])  # rank 2 of 3 columns
     b = rng.standard_normal(8)
-    out = B.lstsq(backend.asarray(a), backend.asarray(b), xp=backend.xp)
+    out = L.lstsq(backend.asarray(a), backend.asarray(b), xp=backend.xp)
     _close(backend, out, np.linalg.pinv(a) @ b, atol=1e-9)
 
 

@@ -1,4 +1,4 @@
-"""Mklaren (lrkl._mklaren, lrkl.MklarenRegressor) against independent dense computations."""
+"""Mklaren (lrkl.mklaren._solver, lrkl.MklarenRegressor) against independent dense computations."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrkl import MklarenRegressor
 from lrkl._backend import to_numpy
-from lrkl._mklaren import candidate_correlations, mklaren_fit
 from lrkl.kernels import Gaussian, Linear, Precomputed
+from lrkl.mklaren._solver import candidate_correlations, mklaren_fit
 
 GAMMAS = (0.25, 1.0, 4.0)
 

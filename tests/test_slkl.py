@@ -17,8 +17,8 @@ from lrkl import (
     slkl_path,
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
-from lrkl._slkl import _ActiveSet, choose_mode, slkl_problem, slkl_solve
 from lrkl.kernels import Gaussian
+from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, slkl_solve
 
 KERNEL = Gaussian(sigma2=1.0)
 N, M, NU = 40, 15, 0.02

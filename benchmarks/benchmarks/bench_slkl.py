@@ -13,9 +13,9 @@ import numpy as np
 
 from lrkl import SLKLRegressor
 from lrkl._backend import synchronize, to_numpy
-from lrkl._slkl import _ActiveSet, _iterate, slkl_problem, slkl_solve
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
+from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
 
 from ._backends import namespace, to_backend
 

@@ -1,9 +1,9 @@
 """lrkl: low-rank kernel learning on any array-API backend (NumPy, CuPy, PyTorch)."""
 
 from lrkl import kernels, lowrank
-from lrkl._lowrank_estimators import AlignmentKernelRidge, LowRankRidge, UniformKernelRidge
-from lrkl._mklaren_estimators import MklarenRegressor
-from lrkl._slkl_estimators import (
+from lrkl.kernel_ridge._estimators import AlignmentKernelRidge, LowRankRidge, UniformKernelRidge
+from lrkl.mklaren._estimator import MklarenRegressor
+from lrkl.slkl._estimators import (
     KernelRidgeExact,
     KernelRidgeSubset,
     SLKLRegressor,

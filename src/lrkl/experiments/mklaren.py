@@ -27,8 +27,6 @@ import numpy as np
 
 from lrkl import lowrank
 from lrkl._backend import from_host, host_namespace, synchronize, to_numpy
-from lrkl._lowrank_estimators import LowRankRidge, UniformKernelRidge, _ridge
-from lrkl._mklaren_estimators import MklarenRegressor
 from lrkl._validation import default_kernels
 from lrkl.datasets import (
     MKLAREN_DATASETS,
@@ -44,7 +42,9 @@ from lrkl.experiments._common import (
     output_dir,
     progress,
 )
+from lrkl.kernel_ridge._estimators import LowRankRidge, UniformKernelRidge, _ridge
 from lrkl.kernels import Gaussian, Kernel, Precomputed
+from lrkl.mklaren._estimator import MklarenRegressor
 
 DESCRIPTION = "Mklaren (Stražar & Curk 2016): Tables 1-2, Figures 3-5 and timings"
 

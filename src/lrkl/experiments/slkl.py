@@ -22,7 +22,6 @@ import numpy as np
 
 from lrkl import KernelRidgeExact, KernelRidgeSubset, SLKLRegressor, UniformRankOneRidge
 from lrkl._backend import from_host, to_numpy
-from lrkl._slkl import SLKLResult, slkl_problem, slkl_solve
 from lrkl.datasets import load_abalone, load_boston, make_sinc
 from lrkl.experiments._common import (
     add_backend_argument,
@@ -32,6 +31,7 @@ from lrkl.experiments._common import (
     progress,
 )
 from lrkl.kernels import Gaussian
+from lrkl.slkl._solver import SLKLResult, slkl_problem, slkl_solve
 
 DESCRIPTION = "SLKL (Machart et al. 2011): Table 2 and Figures 1-3"
 

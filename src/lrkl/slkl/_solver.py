@@ -52,7 +52,8 @@ from typing import Any, NamedTuple
 
 from threadpoolctl import ThreadpoolController
 
-from lrkl._backend import device_of, from_host, host_namespace, solve, to_numpy
+from lrkl._backend import device_of, from_host, host_namespace, to_numpy
+from lrkl._linalg import solve
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
 
 __all__ = [

@@ -26,15 +26,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from lrkl import lowrank
-from lrkl._backend import (
-    device_of,
-    get_namespace,
-    lstsq,
-    solve,
-)
+from lrkl._backend import device_of, get_namespace
+from lrkl._linalg import lstsq, solve
 from lrkl._validation import check_kernels, check_predict_X, check_X_y
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
-from lrkl.lowrank import _as_dtype
+from lrkl.lowrank._factors import _as_dtype
 
 __all__ = ["AlignmentKernelRidge", "LowRankRidge", "UniformKernelRidge"]
 

@@ -1,4 +1,4 @@
-"""The Mklaren estimator: scikit-learn conventions around :mod:`lrkl._mklaren`."""
+"""The Mklaren estimator: scikit-learn conventions around :mod:`lrkl.mklaren._solver`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._mklaren import (
+from lrkl._validation import check_kernels, check_predict_X, check_X_y
+from lrkl.kernels import Kernel
+from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
     LAMBDA_SCORINGS,
     chol_blocks,
@@ -21,8 +23,6 @@ from lrkl._mklaren import (
     mklaren_predict,
     out_of_sample_features,
 )
-from lrkl._validation import check_kernels, check_predict_X, check_X_y
-from lrkl.kernels import Kernel
 
 __all__ = ["MklarenRegressor"]
 

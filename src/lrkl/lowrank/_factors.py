@@ -44,15 +44,8 @@ from typing import Any, NamedTuple
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import (
-    check_array,
-    check_consistent_length,
-    device_of,
-    eigh,
-    get_namespace,
-    lstsq,
-    solve_triangular,
-)
+from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._linalg import eigh, lstsq, solve_triangular
 from lrkl.kernels import Kernel
 
 __all__ = [

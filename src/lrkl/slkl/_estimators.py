@@ -8,7 +8,7 @@
   points, on M random points, and on the uniform combination of the same M rank-1 kernels.
 
 Every estimator takes arrays of any array-API library and returns results of the same library,
-on the same device; the numerical work lives in :mod:`lrkl._slkl`.
+on the same device; the numerical work lives in :mod:`lrkl.slkl._solver`.
 
 Defaults (``mode="auto"``, ``selection="greedy"``, ``step="exact"``) come from the measurements
 in ``benchmarks/benchmarks/bench_slkl.py``: at n = 10⁴, M = 1000 the Gram form with greedy
@@ -31,14 +31,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
-from lrkl._backend import (
-    device_of,
-    from_host,
-    host_namespace,
-    solve,
-    to_numpy,
-)
-from lrkl._slkl import (
+from lrkl._backend import device_of, from_host, host_namespace, to_numpy
+from lrkl._linalg import solve
+from lrkl._validation import check_kernel, check_predict_X, check_X_y
+from lrkl.kernels import Gaussian, Kernel
+from lrkl.slkl._solver import (
     DEFAULT_MEMORY_BUDGET,
     MODES,
     SELECTIONS,
@@ -48,8 +45,6 @@ from lrkl._slkl import (
     slkl_problem,
     slkl_solve,
 )
-from lrkl._validation import check_kernel, check_predict_X, check_X_y
-from lrkl.kernels import Gaussian, Kernel
 
 __all__ = [
     "KernelRidgeExact",
@@ -871,7 +866,7 @@ class UniformRankOneRidge(_RegressorBase):
         problem = slkl_problem(X, y, rows, kernel=self.kernel_, mode="gram", xp=xp)
         hxp = host_namespace()
         A = problem.B + hxp.eye(M, dtype=hxp.float64) / weight
-        # With μ = w for every m, μ_m a_m = (G b)_m (see lrkl._slkl._ActiveSet.dual).
+        # With μ = w for every m, μ_m a_m = (G b)_m (see lrkl.slkl._solver._ActiveSet.dual).
         dual = solve(A, problem.b, xp=hxp, assume_a="pos") / hxp.sqrt(problem.k_diag)
         device = device_of(X)
         self.candidates_ = _index(rows, xp=xp, device=device)

@@ -40,9 +40,9 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import qr, solve_triangular
+from lrkl._linalg import qr, solve_triangular
 from lrkl.kernels import Kernel
-from lrkl.lowrank import _cholesky_column, cholesky_features
+from lrkl.lowrank._factors import _cholesky_column, cholesky_features
 
 __all__ = [
     "FIRST_PIVOT_RULES",

@@ -1,0 +1,1 @@
+"""Centred-alignment multiple kernel learning (Cortes, Mohri & Rostamizadeh 2012)."""

@@ -1,0 +1,1 @@
+"""Kernel ridge regression: the solver core and the estimators built on it."""

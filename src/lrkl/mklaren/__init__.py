@@ -1,0 +1,1 @@
+"""Mklaren: multiple kernel learning with least-angle regression (Stražar & Curk 2016)."""
