@@ -29,8 +29,9 @@ from lrkl import lowrank
 from lrkl._backend import device_of, get_namespace
 from lrkl._linalg import lstsq, solve
 from lrkl._validation import check_kernels, check_predict_X, check_X_y
+from lrkl.alignment._weights import alignment_weights
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
-from lrkl.lowrank._factors import _as_dtype
+from lrkl.lowrank._factor import _as_dtype
 
 __all__ = ["AlignmentKernelRidge", "LowRankRidge", "UniformKernelRidge"]
 
@@ -490,7 +491,7 @@ class AlignmentKernelRidge(_CombinedKernelRidge):
 
     With ``a_q = ⟨K_qc, y yᵀ⟩_F`` and ``M_ql = ⟨K_qc, K_lc⟩_F`` over the training points
     (``K_qc = P K_q P`` the centred kernels), the kernel weights are
-    (:func:`lrkl.lowrank.alignment_weights`):
+    (:func:`lrkl.alignment.alignment_weights`):
 
     - ``"align"``: ``η = a / Σ a``; the combination ``Σ η_q K_q`` is **not** centred (as the
       Mklaren experiments' code does);
@@ -562,4 +563,4 @@ class AlignmentKernelRidge(_CombinedKernelRidge):
     def _weights(self, Ks: list[Array], y: Array, *, xp: ModuleType) -> tuple[Array, bool]:
         a, M = kernel_alignment(Ks, y)
         self.target_alignment_, self.kernel_alignment_ = a, M
-        return lowrank.alignment_weights(a, M, self.method), self.method != "align"
+        return alignment_weights(a, M, self.method), self.method != "align"

@@ -42,7 +42,8 @@ from typing import Any, NamedTuple
 
 from lrkl._linalg import qr, solve_triangular
 from lrkl.kernels import Kernel
-from lrkl.lowrank._factors import _cholesky_column, cholesky_features
+from lrkl.lowrank._cholesky import _cholesky_column
+from lrkl.lowrank._factor import cholesky_features
 
 __all__ = [
     "FIRST_PIVOT_RULES",

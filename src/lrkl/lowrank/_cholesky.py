@@ -1,0 +1,128 @@
+"""Pivoted Cholesky columns: the step shared by ICD, CSI and Mklaren."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from lrkl._backend import device_of
+from lrkl.kernels import Kernel
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
+
+Array = Any
+
+#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
+NYSTROM_EIGENVALUE_FLOOR = 1e-12
+
+
+# --------------------------------------------------------------------------- Cholesky columns
+
+
+def _cholesky_column(
+    col: Array,  # shape: (n,), column `pivot` of K (or of a residual of K)
+    G: Array,  # shape: (n, cols)
+    d: Array,  # shape: (n,)
+    pivot: int,
+    k: int,
+    start: int = 0,
+    *,
+    xp: ModuleType,
+) -> Array:
+    """``(col − G[:, start:k] G[i, start:k]ᵀ) / sqrt(d_i)`` with the exact zeros of icd_column."""
+    if k > start:
+        col = col - G[:, start:k] @ G[pivot, start:k]
+    d_i = d[pivot]
+    positive = d_i > 0
+    root = xp.sqrt(xp.where(positive, d_i, xp.ones_like(d_i)))
+    scale = xp.where(positive, 1.0 / root, xp.zeros_like(d_i))
+    g = xp.where(d > 0, col * scale, xp.zeros_like(col))
+    # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
+    g[pivot] = xp.where(positive, root, xp.zeros_like(d_i))
+    return g
+
+
+def icd_column(
+    kernel: Kernel,
+    X: Array,  # shape: (n, dim), validated
+    G: Array,  # shape: (n, cols), columns [0, k) hold the current Cholesky columns
+    d: Array,  # shape: (n,), residual diagonal diag(K − G Gᵀ), exactly 0 at chosen pivots
+    pivot: int,
+    k: int,
+    *,
+    xp: ModuleType,
+) -> Array:
+    """One pivoted-Cholesky column: ``g = (K[:, i] − G[:, :k] G[i, :k]ᵀ) / sqrt(d_i)``.
+
+    This is step 2 of the incomplete Cholesky decomposition (MKLAREN.md §1, eq. 2) for pivot
+    ``i = pivot``, evaluating only column ``i`` of the kernel matrix (``n`` kernel values) and
+    costing ``O(n k)`` flops. Neither ``G`` nor ``d`` is modified: the caller stores ``g`` as
+    column ``k`` of ``G`` and updates the residual diagonal, ``d ← d − g²`` then ``d[i] ← 0``.
+
+    Exact values, by construction rather than by round-off:
+
+    - ``g[i] = sqrt(d_i)`` (the diagonal of ``L = G[S, :]`` is the square root of the residual);
+    - ``g[j] = 0`` wherever ``d_j ≤ 0``, by **masking with the residual diagonal**. Chosen pivots
+      have ``d_j = 0`` exactly (the caller sets it), so the new column is exactly zero there and
+      ``G[S, :]`` stays exactly lower triangular in pivot order. Any other point with a
+      non-positive residual gets 0 too, which is its exact value: the residual kernel is positive
+      semi-definite, so ``|E_ji| ≤ sqrt(E_jj E_ii) = 0``;
+    - ``g = 0`` (the whole column) when ``d_i ≤ 0``: nothing is left to explain at that pivot.
+
+    No value is read back to the host, so the function runs on any device without a sync.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel; ``kernel._evaluate(X, X[i:i+1], xp=xp)`` gives column ``i`` of ``K``.
+    X : array, shape (n, dim)
+        Training inputs, already validated (finite, floating, same namespace as ``G``).
+    G : array, shape (n, cols)
+        Factor under construction; only ``G[:, :k]`` is read.
+    d : array, shape (n,)
+        Residual diagonal ``diag(K − G[:, :k] G[:, :k]ᵀ)`` with ``d = 0`` at chosen pivots.
+    pivot : int
+        Row index ``i`` of the new pivot, a Python int in ``[0, n)``.
+    k : int
+        Number of columns of ``G`` already computed (the new column gets index ``k``).
+    xp : namespace
+        The array namespace of ``X``, ``G`` and ``d``.
+
+    Returns
+    -------
+    array, shape (n,)
+        The new column ``g`` in the dtype of ``G``.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> from lrkl.kernels import Linear
+    >>> X = xp.asarray([[1.0], [2.0]])
+    >>> G = xp.zeros((2, 1), dtype=xp.float64)
+    >>> d = xp.asarray([1.0, 4.0])
+    >>> icd_column(Linear(), X, G, d, 1, 0, xp=xp)
+    Array([1., 2.], dtype=array_api_strict.float64)
+    """
+    i = int(pivot)
+    col = _as_dtype(kernel._evaluate(X, X[i : i + 1, ...], xp=xp)[:, 0], G.dtype, xp=xp)
+    return _cholesky_column(col, G, d, i, k, xp=xp)
+
+
+def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
+    """A fresh, writable copy of ``diag K`` in the dtype of ``X``."""
+    return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), X.dtype, xp=xp), copy=True)
+
+
+def _factor(
+    G: Array, pivots: list[int], X: Array, kernel: Kernel, d: Array, method: str, *, xp: ModuleType
+) -> LowRankFactor:
+    idx = _index(pivots, xp=xp, device=device_of(X))
+    return LowRankFactor(
+        G=G,
+        pivots=tuple(pivots),
+        landmarks=xp.take(X, idx, axis=0),
+        kernel=kernel,
+        L=xp.take(G, idx, axis=0),
+        projection=None,
+        residual=d,
+        method=method,
+    )

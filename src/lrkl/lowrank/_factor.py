@@ -1,0 +1,140 @@
+"""The low-rank factor type, its out-of-sample map and the checks shared by the methods."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._linalg import solve_triangular
+from lrkl.kernels import Kernel
+
+Array = Any
+
+#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
+NYSTROM_EIGENVALUE_FLOOR = 1e-12
+
+
+# --------------------------------------------------------------------------- result
+
+
+class LowRankFactor(NamedTuple):
+    """A low-rank approximation ``G Gᵀ ≈ K`` of one kernel matrix, and its out-of-sample map.
+
+    Attributes
+    ----------
+    G : array, shape (n, r)
+        The factor (features of the training points).
+    pivots : tuple of int
+        The ``m`` training rows the approximation is built on: ICD and CSI pivots in the order
+        they were chosen (``m = r``), or the Nyström landmarks (``m ≥ r``).
+    landmarks : array, shape (m, dim)
+        ``X[pivots]``, kept so that new points can be mapped without the training data.
+    kernel : Kernel
+        The approximated kernel.
+    L : array, shape (r, r), or None
+        ICD and CSI: ``G[pivots, :]``, lower triangular with ``L Lᵀ = K[S, S]``; new points get
+        ``g(x) = L^{−1} k(S, x)``. ``None`` for Nyström.
+    projection : array, shape (m, r), or None
+        Nyström: ``G = K[:, S] @ projection``; new points get ``g(x) = projectionᵀ k(S, x)``.
+        ``None`` for ICD and CSI.
+    residual : array, shape (n,)
+        ``diag(K − G Gᵀ)``; its sum is the trace error of the approximation.
+    method : str
+        ``"icd"``, ``"csi"`` or ``"nystrom"``.
+    """
+
+    G: Array  # shape: (n, r)
+    pivots: tuple[int, ...]
+    landmarks: Array  # shape: (m, dim)
+    kernel: Kernel
+    L: Array | None  # shape: (r, r)
+    projection: Array | None  # shape: (m, r)
+    residual: Array  # shape: (n,)
+    method: str
+
+    @property
+    def rank(self) -> int:
+        """The number of columns ``r`` of ``G`` (ICD and CSI may stop below the request)."""
+        return int(self.G.shape[1])
+
+    def transform(self, Z: Array, /) -> Array:
+        """Features ``g(z)`` of new points, shape ``(m, r)``; ``transform(X_train) ≈ G``.
+
+        ICD and CSI: ``g(z) = L^{−1} k(S, z)`` by a triangular solve; Nyström:
+        ``g(z) = projectionᵀ k(S, z)``. Costs ``O(m r (dim + r))``.
+        """
+        xp = get_namespace(Z, self.G)
+        Z = check_array(Z, name="Z", xp=xp, dtype=self.G.dtype)
+        if Z.shape[1] != self.landmarks.shape[1]:
+            msg = (
+                f"Z must have {self.landmarks.shape[1]} features like the training data, "
+                f"received shape {tuple(Z.shape)}"
+            )
+            raise ValueError(msg)
+        if self.L is not None:
+            return cholesky_features(self.kernel, self.landmarks, self.L, Z, xp=xp)
+        block = _as_dtype(self.kernel._evaluate(Z, self.landmarks, xp=xp), self.G.dtype, xp=xp)
+        return block @ self.projection
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples") -> int:
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= n:
+        msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
+        raise ValueError(msg)
+    return int(rank)
+
+
+def _check_kernel(kernel: Any) -> Kernel:
+    if not isinstance(kernel, Kernel):
+        msg = f"kernel must be an lrkl.kernels.Kernel, received {type(kernel).__name__}"
+        raise TypeError(msg)
+    return kernel
+
+
+def _check_nonnegative(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        msg = f"{name} must be a finite number >= 0, received {value!r}"
+        raise ValueError(msg)
+    if not math.isfinite(value):
+        msg = f"{name} must be a finite number >= 0, received {value!r}"
+        raise ValueError(msg)
+    return float(value)
+
+
+def _as_dtype(a: Array, dtype: Any, *, xp: ModuleType) -> Array:
+    return a if a.dtype == dtype else xp.astype(a, dtype)
+
+
+def _index(indices: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
+    return xp.asarray(list(indices), dtype=xp.int64, device=device)
+
+
+def cholesky_features(
+    kernel: Kernel,
+    landmarks: Array,  # shape: (r, dim), the pivot rows X[S] in pivot order
+    L: Array,  # shape: (r, r), lower triangular G[S, :]
+    Z: Array,  # shape: (m, dim), validated
+    *,
+    xp: ModuleType,
+) -> Array:
+    """Out-of-sample Cholesky features ``g(z) = L^{−1} k(S, z)`` (eqs. 19–21), shape ``(m, r)``.
+
+    ``L`` may hold zero columns (a pivot whose residual was ``≤ 0``, which :func:`icd_column`
+    turns into a zero column): the matching feature is then exactly 0 and that pivot is left out
+    of the solve, which is what the training factor holds too. Costs ``O(m r (dim + r))``.
+    """
+    r = L.shape[0]
+    if r == 0:
+        return xp.zeros((Z.shape[0], 0), dtype=L.dtype, device=device_of(L))
+    rhs = _as_dtype(kernel._evaluate(landmarks, Z, xp=xp), L.dtype, xp=xp)  # shape: (r, m)
+    ok = xp.linalg.diagonal(L) > 0
+    eye = xp.eye(r, dtype=L.dtype, device=device_of(L))
+    L = xp.where(ok[:, None], L, eye)
+    rhs = xp.where(ok[:, None], rhs, xp.zeros_like(rhs))
+    return xp.matrix_transpose(solve_triangular(L, rhs, xp=xp, lower=True))

@@ -1,0 +1,150 @@
+"""The Nyström method on uniformly sampled landmarks (Williams & Seeger 2001)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from sklearn.utils import check_random_state
+
+from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._linalg import eigh
+from lrkl.kernels import Kernel
+from lrkl.lowrank._cholesky import _diagonal
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_kernel, _check_rank, _index
+
+Array = Any
+
+#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
+NYSTROM_EIGENVALUE_FLOOR = 1e-12
+
+
+# --------------------------------------------------------------------------- Nyström
+
+
+def nystrom(
+    kernel: Kernel,
+    X: Array,
+    /,
+    n_landmarks: int,
+    *,
+    rank: int | None = None,
+    landmarks: Sequence[int] | None = None,
+    random_state: Any = None,
+) -> LowRankFactor:
+    """Nyström approximation of ``K = k(X, X)`` on ``m`` uniformly sampled landmarks ``S``.
+
+    With ``C = K[:, S]`` (n × m) and ``W = K[S, S] = U diag(s) Uᵀ``:
+
+    - ``rank=None``: ``G = C U diag(max(s, 1e-12))^{−1/2} Uᵀ`` (n × m), the symmetric
+      pseudo-inverse square root with an eigenvalue floor that scikit-learn's ``Nystroem`` and
+      the Mklaren experiments use (MKLAREN.md §9);
+    - ``rank=R``: ``G = C U_R D_R^{−1/2}`` (n × R) with the ``R`` largest eigenpairs of ``W``,
+      the ℓp-MKL paper's ``V = C L D^{−1/2}``, so ``G Gᵀ = C W_R^† Cᵀ``; eigenvalues below
+      ``m · ε · s_max`` count as zero and give zero columns (a true pseudo-inverse).
+
+    Either way ``G Gᵀ = C W^{-1} Cᵀ`` when ``W`` is well conditioned and ``R = m``, which is the
+    ICD approximation on the same pivots.
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The kernel to approximate.
+    X : array, shape (n, dim)
+        Training inputs.
+    n_landmarks : int
+        Number of landmarks ``m``, ``1 ≤ m ≤ n``.
+    rank : int or None, default None
+        ``R ≤ m`` for the rank-R pseudo-inverse form; ``None`` for the full form.
+    landmarks : sequence of int, optional
+        The landmark rows themselves (``m`` distinct indices); default: uniform without
+        replacement, the first ``m`` entries of ``check_random_state(random_state).permutation(n)``
+        (with ``random_state=42`` these are the landmarks of the Mklaren experiments, shared by
+        all kernels).
+    random_state : int, RandomState or None
+        Seed of the landmark sample.
+
+    Returns
+    -------
+    LowRankFactor
+        ``G``, the landmarks, ``projection`` (m × r) with ``G = C @ projection`` and the
+        residual diagonal.
+
+    Notes
+    -----
+    ``n m`` kernel evaluations, ``O(n m r + m³)`` flops, ``O(n m)`` memory.
+
+    Examples
+    --------
+    >>> import array_api_strict as xp
+    >>> from lrkl.kernels import Gaussian
+    >>> X = xp.reshape(xp.linspace(0.0, 1.0, 10), (10, 1))
+    >>> f = nystrom(Gaussian(gamma=1.0), X, 4, rank=2, random_state=0)
+    >>> f.G.shape, f.projection.shape, len(f.pivots)
+    ((10, 2), (4, 2), 4)
+    """
+    xp = get_namespace(X)
+    kernel = _check_kernel(kernel)
+    X = check_array(X, name="X", xp=xp)
+    n = X.shape[0]
+    m = _check_rank(n_landmarks, n, "n_landmarks")
+    if rank is not None:
+        rank = _check_rank(rank, m, "rank", "n_landmarks")
+    if landmarks is None:
+        chosen = [int(i) for i in check_random_state(random_state).permutation(n)[:m]]
+    else:
+        chosen = _check_landmarks(landmarks, n, m)
+    return _nystrom(kernel, X, chosen, rank, xp=xp)
+
+
+def _check_landmarks(landmarks: Sequence[int], n: int, m: int) -> list[int]:
+    try:
+        chosen = [int(i) for i in landmarks]
+        if any(float(i) != float(j) for i, j in zip(chosen, landmarks, strict=True)):
+            raise ValueError
+    except (TypeError, ValueError):
+        msg = f"landmarks must be a sequence of integer row numbers, received {landmarks!r}"
+        raise ValueError(msg) from None
+    if len(chosen) != m or len(set(chosen)) != m or not all(0 <= i < n for i in chosen):
+        msg = (
+            f"landmarks must hold n_landmarks={m} distinct row numbers in [0, {n - 1}], "
+            f"received {landmarks!r}"
+        )
+        raise ValueError(msg)
+    return chosen
+
+
+def _nystrom(
+    kernel: Kernel, X: Array, chosen: list[int], rank: int | None, *, xp: ModuleType
+) -> LowRankFactor:
+    dev = device_of(X)
+    idx = _index(chosen, xp=xp, device=dev)
+    S = xp.take(X, idx, axis=0)
+    C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
+    W = xp.take(C, idx, axis=0)
+    W = 0.5 * (W + xp.matrix_transpose(W))
+    s, U = eigh(W, xp=xp)  # ascending
+    m = len(chosen)
+    if rank is None:
+        scale = 1.0 / xp.sqrt(xp.clip(s, min=NYSTROM_EIGENVALUE_FLOOR))
+        projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
+    else:
+        s_top = xp.flip(s[m - rank :], axis=0)
+        U_top = xp.flip(U[:, m - rank :], axis=1)
+        cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
+        keep = s_top > cutoff
+        scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
+        projection = U_top * scale[None, :]
+    G = C @ projection
+    residual = _diagonal(kernel, X, xp=xp) - xp.sum(G * G, axis=1)
+    return LowRankFactor(
+        G=G,
+        pivots=tuple(chosen),
+        landmarks=S,
+        kernel=kernel,
+        L=None,
+        projection=projection,
+        residual=residual,
+        method="nystrom",
+    )
