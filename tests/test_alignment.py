@@ -10,7 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrkl import AlignmentKernelRidge, lowrank
 from lrkl._backend import to_numpy
-from lrkl.kernel_ridge._estimators import kernel_alignment
+from lrkl.alignment import kernel_alignment
 from lrkl.kernels import Gaussian, Laplacian, Linear, Polynomial
 
 KERNELS = (

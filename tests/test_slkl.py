@@ -18,6 +18,8 @@ from lrkl import (
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
+
+from ._reference import kernel_ridge
 from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, slkl_solve
 
 KERNEL = Gaussian(sigma2=1.0)
@@ -220,12 +222,13 @@ def test_choose_mode_follows_the_memory_budget():
 # --------------------------------------------------------------------------- estimators
 
 
-def _dense_predict(X_train, y, S, mu, X_test):
-    """f(x) = Σ_m μ_m (c_mᵀ (I + C D Cᵀ)⁻¹ y) k(x_m, x) / √k(x_m, x_m), all formed densely."""
+def _dense_predict(X_train, y, S, mu, X_test, fit_intercept=False):
+    """f(x) = Σ_m μ_m (c_mᵀ c) k(x_m, x) / √k(x_m, x_m) + b, where (I + C D Cᵀ) c + b 1 = y
+    (with 1ᵀc = 0 and an unpenalised b when fitting an intercept), all formed densely."""
     C = _columns(X_train, S)
-    alpha = np.linalg.solve(np.eye(len(y)) + (C * mu) @ C.T, y)
+    alpha, bias = kernel_ridge((C * mu) @ C.T, y, 1.0, fit_intercept)
     K_test = np.exp(-((X_test[:, None, :] - X_train[None, S, :]) ** 2).sum(-1) / 2.0)
-    return K_test @ (mu * (C.T @ alpha))
+    return K_test @ (mu * (C.T @ alpha)) + bias
 
 
 @pytest.mark.parametrize("fit_intercept", [False, True])
@@ -240,8 +243,7 @@ def test_predictions_equal_the_dense_formula(backend, fit_intercept):
     assert device_of(pred) == device_of(backend.asarray(np.zeros(1)))
     S = to_numpy(model.candidates_)
     mu = to_numpy(model.weights_)
-    mean = y.mean() if fit_intercept else 0.0
-    expected = _dense_predict(X, y - mean, S, mu, X_test) + mean
+    expected = _dense_predict(X, y, S, mu, X_test, fit_intercept=fit_intercept)
     np.testing.assert_allclose(to_numpy(pred), expected, rtol=1e-8, atol=1e-10)
     support = to_numpy(model.support_)
     np.testing.assert_array_equal(support, np.flatnonzero(mu > 0))
@@ -308,17 +310,37 @@ def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"n_columns": 0}, "n_columns must be an integer in \\[1, n_samples = 30\\], received 0"),
+        (
+            {"n_columns": 0},
+            "'n_columns' parameter of SLKLRegressor must be an int in the range "
+            "\\[1, inf\\) or None. Got 0 instead",
+        ),
         ({"n_columns": 31}, "n_columns must be an integer in \\[1, n_samples = 30\\], received 31"),
-        ({"nu": 0.0}, "nu must be a finite number > 0, received 0.0"),
-        ({"nu": -1.0}, "nu must be a finite number > 0"),
-        ({"nu": float("inf")}, "nu must be a finite number > 0"),
-        ({"mode": "fast"}, "mode must be one of"),
-        ({"step": "big"}, "step must be one of"),
-        ({"selection": "best"}, "selection must be one of"),
-        ({"tol": -1.0}, "tol must be a finite number >= 0"),
-        ({"max_iter": 0}, "max_iter must be None or an integer >= 1"),
-        ({"memory_budget": 0}, "memory_budget must be an integer number of bytes >= 1"),
+        (
+            {"nu": 0.0},
+            "'nu' parameter of SLKLRegressor must be a float in the range \\(0.0, inf\\). "
+            "Got 0.0 instead",
+        ),
+        ({"nu": -1.0}, "'nu' parameter of SLKLRegressor must be a float in the range"),
+        ({"nu": float("inf")}, "'nu' parameter of SLKLRegressor must be a float in the range"),
+        ({"mode": "fast"}, "'mode' parameter of SLKLRegressor must be a str among"),
+        ({"step": "big"}, "'step' parameter of SLKLRegressor must be a str among"),
+        ({"selection": "best"}, "'selection' parameter of SLKLRegressor must be a str among"),
+        (
+            {"tol": -1.0},
+            "'tol' parameter of SLKLRegressor must be a float in the range \\[0.0, inf\\)",
+        ),
+        ({"max_iter": 0}, "'max_iter' parameter of SLKLRegressor must be an int in the range"),
+        (
+            {"memory_budget": 0},
+            "'memory_budget' parameter of SLKLRegressor must be an int in the range",
+        ),
+        (
+            {"fit_intercept": "yes"},
+            "'fit_intercept' parameter of SLKLRegressor must be an instance",
+        ),
+        ({"verbose": "loud"}, "'verbose' parameter of SLKLRegressor must be an int"),
+        ({"callback": 5}, "'callback' parameter of SLKLRegressor must be a callable"),
     ],
 )
 def test_bad_parameters_raise(backend, params, match):

@@ -1,16 +1,15 @@
 """lrkl: low-rank kernel learning on any array-API backend (NumPy, CuPy, PyTorch)."""
 
 from lrkl import kernels, lowrank
-from lrkl.kernel_ridge._estimators import AlignmentKernelRidge, LowRankRidge, UniformKernelRidge
-from lrkl.mklaren._estimator import MklarenRegressor
-from lrkl.slkl._estimators import (
+from lrkl.alignment import AlignmentKernelRidge
+from lrkl.kernel_ridge import (
     KernelRidgeExact,
     KernelRidgeSubset,
-    SLKLRegressor,
-    SLKLRegressorCV,
-    UniformRankOneRidge,
-    slkl_path,
+    LowRankRidge,
+    UniformKernelRidge,
 )
+from lrkl.mklaren import MklarenRegressor
+from lrkl.slkl import SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_path
 
 __all__ = [
     "AlignmentKernelRidge",

@@ -24,6 +24,7 @@ __all__ = [
     "from_host",
     "get_namespace",
     "host_namespace",
+    "index_array",
     "synchronize",
     "to_numpy",
 ]
@@ -96,8 +97,8 @@ def synchronize(xp: ModuleType) -> None:
 
 def to_numpy(x: Array) -> np.ndarray:
     """Copy ``x`` to a NumPy array on the host, on purpose (for reports, plots and file output)."""
-    if isinstance(x, np.ndarray):
-        return x
+    if isinstance(x, np.ndarray | np.generic | int | float):  # NumPy reductions give scalars
+        return np.asarray(x)
     xp = get_namespace(x)
     if array_api_compat.is_cupy_namespace(xp):
         return x.get()
@@ -184,6 +185,11 @@ def from_host(a: Any, /, *, xp: ModuleType, device: Any, dtype: Any = None) -> A
         host = xp.asarray(a, dtype=dtype, device=array_api_strict.Device("CPU_DEVICE"))
         return xp.asarray(host, device=device)
     return xp.asarray(a, dtype=dtype, device=device)
+
+
+def index_array(values: Any, /, *, xp: ModuleType, device: Any) -> Array:
+    """Row or column numbers (a Python sequence) as an int64 array of ``xp`` on ``device``."""
+    return xp.asarray([int(v) for v in values], dtype=xp.int64, device=device)
 
 
 def ensure_array(x: Any, /, *, name: str) -> Array:

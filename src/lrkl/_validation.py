@@ -1,5 +1,10 @@
 """Input validation shared by every lrkl estimator.
 
+This is the one lrkl module that imports scikit-learn's private ``_param_validation``: the
+constraint types (:class:`Interval`, :class:`StrOptions`, ...) that estimators declare in
+``_parameter_constraints`` come from here, and :class:`InvalidParameterError` is what an invalid
+parameter raises.
+
 The messages use scikit-learn's wording where its estimator checks match on it (empty data,
 1-D ``X``, a missing ``y``); everything else names the parameter, the allowed range and the value
 received.
@@ -13,10 +18,31 @@ from types import ModuleType
 from typing import Any
 
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    StrOptions,
+    validate_params,
+)
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
 from lrkl.kernels import Gaussian, Kernel
+
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "InvalidParameterError",
+    "StrOptions",
+    "check_X",
+    "check_X_y",
+    "check_kernel",
+    "check_kernels",
+    "check_predict_X",
+    "default_kernels",
+    "validate_params",
+]
 
 Array = Any
 
@@ -108,17 +134,18 @@ def check_X_y(
     return xp, X, y
 
 
-def check_predict_X(estimator: Any, X: Any, *, like: str) -> tuple[ModuleType, Array]:
-    """Validated ``X`` for a fitted ``estimator``, in the dtype and array library of its fitted
-    array attribute named ``like``.
+def check_predict_X(estimator: Any, X: Any, *, like: str | Array) -> tuple[ModuleType, Array]:
+    """Validated ``X`` for a fitted ``estimator``, in the dtype and array library of ``like``
+    (a fitted array, or the name of the fitted array attribute).
 
     Raises if the estimator is not fitted, if ``X`` comes from another array library than the
-    fitted arrays, or if its number of features differs from ``n_features_in_``.
+    fitted arrays (checked before anything is converted), or if its number of features differs
+    from ``n_features_in_``.
     """
     check_is_fitted(estimator)
-    like = getattr(estimator, like)
+    like = getattr(estimator, like) if isinstance(like, str) else like
+    get_namespace(ensure_array(X, name="X"), like)
     xp, X = check_X(X, dtype=like.dtype)
-    get_namespace(X, like)
     if X.shape[1] != estimator.n_features_in_:
         msg = (
             f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "

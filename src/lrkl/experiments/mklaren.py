@@ -42,7 +42,13 @@ from lrkl.experiments._common import (
     output_dir,
     progress,
 )
-from lrkl.kernel_ridge._estimators import LowRankRidge, UniformKernelRidge, _ridge
+from lrkl.kernel_ridge import (
+    LowRankRidge,
+    UniformKernelRidge,
+    make_solver,
+    primal_problem,
+    solve_primal,
+)
 from lrkl.kernels import Gaussian, Kernel, Precomputed
 from lrkl.mklaren._estimator import MklarenRegressor
 
@@ -408,7 +414,10 @@ def _sentiment_fold(
         best = None
         for lbd in lambdas:
             # The alignment-weighted features are host arrays: the library's ridge on NumPy.
-            w, _ = _ridge(features(X[train]), yc[train], lbd, False, xp=host_namespace())
+            hxp = host_namespace()
+            problem = primal_problem(features(X[train]), yc[train], fit_intercept=False, xp=hxp)
+            solver = make_solver(problem.gram, "cholesky" if lbd > 0 else "eigh", xp=hxp)
+            w = solve_primal(problem, solver, lbd, xp=hxp).coef
             score = _scores(y[val], ymean + features(X[val]) @ w)[1]
             if best is None or score < best[0]:
                 best = (score, w)

@@ -39,11 +39,13 @@ from lrkl.alignment._weights import alignment_weights, factor_alignment
 from lrkl.lowrank._cholesky import icd_column
 from lrkl.lowrank._csi import csi
 from lrkl.lowrank._factor import LowRankFactor, cholesky_features
+from lrkl.lowrank._features import LowRankFeatures
 from lrkl.lowrank._icd import icd
 from lrkl.lowrank._nystrom import nystrom
 
 __all__ = [
     "LowRankFactor",
+    "LowRankFeatures",
     "alignment_weights",
     "cholesky_features",
     "csi",

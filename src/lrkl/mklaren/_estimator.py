@@ -7,10 +7,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._validation import check_kernels, check_predict_X, check_X_y
+from lrkl._validation import Interval, StrOptions, check_kernels, check_predict_X, check_X_y
 from lrkl.kernels import Kernel
 from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
@@ -107,7 +106,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
     True
     """
 
-    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn's convention)
+    _parameter_constraints: dict = {
         "kernels": [list, tuple, None],
         "rank": [Interval(numbers.Integral, 1, None, closed="left")],
         "delta": [Interval(numbers.Integral, 1, None, closed="left")],

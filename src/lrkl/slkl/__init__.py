@@ -1,1 +1,11 @@
 """Stochastic low-rank kernel learning (Machart et al., ICML 2011): solver and estimators."""
+
+from lrkl.slkl._estimators import (
+    SLKLPath,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformRankOneRidge,
+    slkl_path,
+)
+
+__all__ = ["SLKLPath", "SLKLRegressor", "SLKLRegressorCV", "UniformRankOneRidge", "slkl_path"]

@@ -1,11 +1,11 @@
-"""SLKL estimators (scikit-learn compatible) and the baselines of the SLKL paper (§5.3).
+"""SLKL estimators (scikit-learn compatible) and the SLKL paper's Unif baseline (§5.3).
 
 - :class:`SLKLRegressor`: stochastic low-rank kernel learning, eq. (14), predicting by (16)–(17);
 - :func:`slkl_path`: SLKL over a grid of ν with warm starts; :class:`SLKLRegressorCV` picks ν by
   cross-validation over that path;
-- :class:`KernelRidgeExact` (the paper's KRRn), :class:`KernelRidgeSubset` (KRRM) and
-  :class:`UniformRankOneRidge` (Unif): kernel ridge regression with the paper's λ = 1 on all n
-  points, on M random points, and on the uniform combination of the same M rank-1 kernels.
+- :class:`UniformRankOneRidge` (Unif): kernel ridge regression on the uniform combination of the
+  same M rank-1 kernels. The paper's KRRn and KRRM are :class:`lrkl.KernelRidgeExact` and
+  :class:`lrkl.KernelRidgeSubset`.
 
 Every estimator takes arrays of any array-API library and returns results of the same library,
 on the same device; the numerical work lives in :mod:`lrkl.slkl._solver`.
@@ -18,23 +18,32 @@ Newton) to 10⁻⁶ hundreds of times sooner; see the class docstring.
 
 from __future__ import annotations
 
-import math
 import numbers
-import sys
-import warnings
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, from_host, host_namespace, to_numpy
-from lrkl._linalg import solve
-from lrkl._validation import check_kernel, check_predict_X, check_X_y
-from lrkl.kernels import Gaussian, Kernel
+from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
+from lrkl._base import MONITOR_CONSTRAINTS
+from lrkl._validation import (
+    Interval,
+    StrOptions,
+    check_kernel,
+    check_X_y,
+    validate_params,
+)
+from lrkl.kernel_ridge._estimators import (
+    DEFAULT_KERNEL,
+    KernelExpansionRegressor,
+    check_n_columns,
+    sample_rows,
+)
+from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._solvers import PrimalProblem, make_solver, solve_primal
+from lrkl.kernels import Kernel
 from lrkl.slkl._solver import (
     DEFAULT_MEMORY_BUDGET,
     MODES,
@@ -46,141 +55,55 @@ from lrkl.slkl._solver import (
     slkl_solve,
 )
 
-__all__ = [
-    "KernelRidgeExact",
-    "KernelRidgeSubset",
-    "SLKLPath",
-    "SLKLRegressor",
-    "SLKLRegressorCV",
-    "UniformRankOneRidge",
-    "slkl_path",
-]
+__all__ = ["SLKLPath", "SLKLRegressor", "SLKLRegressorCV", "UniformRankOneRidge", "slkl_path"]
 
 Array = Any
 
-
-# --------------------------------------------------------------------------- validation helpers
-
-
-def _kernel(kernel: Kernel | None) -> Kernel:
-    return check_kernel(kernel, default=Gaussian(sigma2=1.0))
-
-
-def _scalar(x: Any) -> float:
-    """A 0-D array (or NumPy scalar) as a Python float: one deliberate host read."""
-    return float(x) if isinstance(x, numbers.Real) else float(to_numpy(x))
-
-
-def _positive(name: str, value: Any) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value <= 0:
-        msg = f"{name} must be a finite number > 0, received {value!r}"
-        raise ValueError(msg)
-    return float(value)
+#: Constraints of the parameters SLKLRegressor, SLKLRegressorCV and slkl_path share.
+_SOLVER_CONSTRAINTS: dict = {
+    "kernel": [Kernel, None],
+    "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "mode": [StrOptions(set(MODES))],
+    "selection": [StrOptions(set(SELECTIONS))],
+    "step": [StrOptions(set(STEPS))],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "random_state": ["random_state"],
+    "fit_intercept": ["boolean"],
+    "memory_budget": [Interval(numbers.Integral, 1, None, closed="left")],
+}
 
 
-def _choice(name: str, value: Any, allowed: Sequence[str]) -> str:
-    if value not in allowed:
-        msg = f"{name} must be one of {tuple(allowed)}, received {value!r}"
-        raise ValueError(msg)
-    return value
+def _prepare(
+    X: Array,
+    y: Array,
+    n_columns: int | None,
+    kernel: Kernel | None,
+    mode: str,
+    memory_budget: int,
+    fit_intercept: bool,
+    rng: Any,
+    *,
+    xp: ModuleType,
+) -> tuple[Any, list[int], int]:
+    """Draw S, then the problem's one pass over the rows; also the seed of the coordinate draws."""
+    M = check_n_columns(n_columns, X.shape[0])
+    candidates = sample_rows(X.shape[0], M, rng)
+    seed = int(rng.randint(2**31 - 1))
+    problem = slkl_problem(
+        X,
+        y,
+        candidates,
+        kernel=check_kernel(kernel, default=DEFAULT_KERNEL),
+        mode=mode,
+        memory_budget=memory_budget,
+        fit_intercept=fit_intercept,
+        xp=xp,
+    )
+    return problem, candidates, seed
 
 
-def _n_columns(value: Any, n: int) -> int:
-    """M: ``None`` means min(n, 256); otherwise an integer in [1, n]."""
-    if value is None:
-        return min(n, 256)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= n:
-        msg = f"n_columns must be an integer in [1, n_samples = {n}], received {value!r}"
-        raise ValueError(msg)
-    return int(value)
-
-
-def _max_iter(value: Any) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        msg = f"max_iter must be None or an integer >= 1, received {value!r}"
-        raise ValueError(msg)
-    return int(value)
-
-
-def _tol(value: Any) -> float:
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value < 0:
-        msg = f"tol must be a finite number >= 0, received {value!r}"
-        raise ValueError(msg)
-    return float(value)
-
-
-def _budget(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        msg = f"memory_budget must be an integer number of bytes >= 1, received {value!r}"
-        raise ValueError(msg)
-    return int(value)
-
-
-def _sample(n: int, M: int, rng: Any) -> list[int]:
-    """M distinct row numbers drawn uniformly, in increasing order."""
-    return sorted(int(i) for i in rng.choice(n, size=M, replace=False))
-
-
-def _index(values: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
-    hxp = host_namespace()
-    return from_host(hxp.asarray(list(values), dtype=hxp.int64), xp=xp, device=device)
-
-
-def _centre_y(y: Array, fit_intercept: bool, *, xp: ModuleType) -> tuple[Array, float]:
-    if not fit_intercept:
-        return y, 0.0
-    mean = _scalar(xp.mean(y))
-    return y - mean, mean
-
-
-def _predict_dual(
-    kernel: Kernel, X: Array, centres: Array, dual: Array, intercept: float, *, xp: ModuleType
-) -> Array:
-    """``Σ_j dual[j] k(centres[j], x) + intercept`` for each row, in blocks of rows."""
-    out = xp.zeros(X.shape[0], dtype=X.dtype, device=device_of(X))
-    if centres.shape[0] == 0:
-        return out + intercept
-    centres = xp.astype(centres, X.dtype)
-    dual = xp.astype(dual, X.dtype)
-    for rows, block in kernel.blocks(X, centres):
-        out[rows] = block @ dual
-    return out + intercept
-
-
-class _RegressorBase(RegressorMixin, BaseEstimator):
-    """Shared tags and ``predict`` of the kernel expansions ``Σ_j dual_coef_[j] k(centre_j, x)``."""
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.array_api_support = True
-        tags.input_tags.allow_nan = False
-        return tags
-
-    def predict(self, X: Array) -> Array:
-        """Predict targets for the rows of ``X`` (same namespace and device as ``X``).
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-
-        Returns
-        -------
-        array of shape (n_samples,)
-        """
-        xp, X = check_predict_X(self, X, like="dual_coef_")
-        return _predict_dual(
-            self.kernel_, X, self.centres_, self.dual_coef_, self.intercept_, xp=xp
-        )
-
-
-# --------------------------------------------------------------------------- SLKL
-
-
-class SLKLRegressor(_RegressorBase):
+class SLKLRegressor(KernelExpansionRegressor):
     """Stochastic low-rank kernel learning (Machart et al., ICML 2011).
 
     Learns a sparse conical combination ``Σ_m μ_m c_m c_mᵀ`` of the rank-1 Nyström kernels of
@@ -218,7 +141,8 @@ class SLKLRegressor(_RegressorBase):
     verbose : int, default=0
         Print the objective and m0 at every check when > 0.
     fit_intercept : bool, default=False
-        False as in the paper; True centres y and adds its mean back.
+        False as in the paper; True fits an unpenalised bias, the same model as every lrkl
+        estimator (the columns and y are centred; see :mod:`lrkl.kernel_ridge`).
     memory_budget : int, default=2**30
         Bytes for the M×M Gram matrix (``auto``) or the n×M stored columns (``direct``).
 
@@ -234,8 +158,8 @@ class SLKLRegressor(_RegressorBase):
         The active training points ``X[candidates_[support_]]``.
     dual_coef_ : array of shape (m0,)
         ``μ_m a_m / √k(x_m, x_m)`` for the active centres.
-    intercept_ : float
-        Mean of y when ``fit_intercept``, else 0.
+    intercept_ : array of shape ()
+        The bias b (0 unless ``fit_intercept``).
     objective_ : float
         F at the returned μ.
     objective_history_, n_active_history_, iteration_history_ : tuple
@@ -265,6 +189,12 @@ class SLKLRegressor(_RegressorBase):
     >>> model.centres_.shape[0] == model.support_.shape[0] < 100
     True
     """
+
+    _parameter_constraints: dict = {
+        **_SOLVER_CONSTRAINTS,
+        "nu": [Interval(numbers.Real, 0, None, closed="neither")],
+        **MONITOR_CONSTRAINTS,
+    }
 
     def __init__(
         self,
@@ -297,29 +227,6 @@ class SLKLRegressor(_RegressorBase):
         self.fit_intercept = fit_intercept
         self.memory_budget = memory_budget
 
-    def _options(self) -> dict[str, Any]:
-        return dict(
-            step=_choice("step", self.step, STEPS),
-            selection=_choice("selection", self.selection, SELECTIONS),
-            tol=_tol(self.tol),
-            max_iter=_max_iter(self.max_iter),
-        )
-
-    def _monitor(self) -> Callable[[SLKLState], Any] | None:
-        if not self.verbose and self.callback is None:
-            return None
-
-        def monitor(state: SLKLState) -> bool:
-            if self.verbose:
-                print(
-                    f"[SLKL] iteration {state.iteration}: F = {state.objective:.10g}, "
-                    f"m0 = {state.n_active}",
-                    file=sys.stderr,
-                )
-            return bool(self.callback(state)) if self.callback is not None else False
-
-        return monitor
-
     def fit(self, X: Array, y: Array) -> SLKLRegressor:
         """Draw S, minimise F(μ) and keep the active centres.
 
@@ -332,55 +239,50 @@ class SLKLRegressor(_RegressorBase):
         -------
         self
         """
+        self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        nu = _positive("nu", self.nu)
-        options = self._options()
-        mode = _choice("mode", self.mode, MODES)
-        M = _n_columns(self.n_columns, X.shape[0])
-        kernel = _kernel(self.kernel)
         rng = check_random_state(self.random_state)
-        candidates = _sample(X.shape[0], M, rng)
-        seed = int(rng.randint(2**31 - 1))
-        y, intercept = _centre_y(y, self.fit_intercept, xp=xp)
-        problem = slkl_problem(
+        problem, candidates, seed = _prepare(
             X,
             y,
-            candidates,
-            kernel=kernel,
-            mode=mode,
-            memory_budget=_budget(self.memory_budget),
+            self.n_columns,
+            self.kernel,
+            self.mode,
+            self.memory_budget,
+            self.fit_intercept,
+            rng,
             xp=xp,
         )
-        result = slkl_solve(problem, nu=nu, seed=seed, callback=self._monitor(), **options)
-        self._store(result, X, candidates, kernel, intercept, xp=xp)
-        if not result.converged and result.n_iter >= (options["max_iter"] or 1000 * M):
-            warnings.warn(
-                f"SLKL stopped after max_iter = {result.n_iter} iterations before the stopping "
-                f"rule (tol = {self.tol}) held; increase max_iter or tol",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        monitor = self._monitor(
+            lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
+        )
+        result = slkl_solve(
+            problem,
+            nu=float(self.nu),
+            seed=seed,
+            callback=monitor,
+            step=self.step,
+            selection=self.selection,
+            tol=float(self.tol),
+            max_iter=self.max_iter,
+        )
+        self._store(result, X, candidates, xp=xp)
+        if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
+            self._warn_not_converged(result.n_iter, "increase max_iter or tol")
         return self
 
     def _store(
-        self,
-        result: SLKLResult,
-        X: Array,
-        candidates: list[int],
-        kernel: Kernel,
-        intercept: float,
-        *,
-        xp: ModuleType,
+        self, result: SLKLResult, X: Array, candidates: list[int], *, xp: ModuleType
     ) -> None:
         device = device_of(X)
-        self.kernel_ = kernel
-        self.candidates_ = _index(candidates, xp=xp, device=device)
+        self.kernel_ = check_kernel(self.kernel, default=DEFAULT_KERNEL)
+        self.candidates_ = index_array(candidates, xp=xp, device=device)
         self.weights_ = result.weights
-        self.support_ = _index(result.support, xp=xp, device=device)
-        rows = _index([candidates[j] for j in result.support], xp=xp, device=device)
+        self.support_ = index_array(result.support, xp=xp, device=device)
+        rows = index_array([candidates[j] for j in result.support], xp=xp, device=device)
         self.centres_ = xp.take(X, rows, axis=0)
         self.dual_coef_ = result.dual_coef
-        self.intercept_ = intercept
+        self.intercept_ = xp.asarray(result.intercept, dtype=X.dtype, device=device)
         self.objective_ = result.objective
         self.objective_history_ = result.objective_history
         self.n_active_history_ = result.n_active_history
@@ -402,6 +304,15 @@ class SLKLPath(NamedTuple):
     results: tuple[SLKLResult, ...]
 
 
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "nus": ["array-like"],
+        **_SOLVER_CONSTRAINTS,
+    },
+    prefer_skip_nested_validation=True,
+)
 def slkl_path(
     X: Array,
     y: Array,
@@ -416,6 +327,7 @@ def slkl_path(
     tol: float = 1e-4,
     max_iter: int | None = None,
     random_state: Any = None,
+    fit_intercept: bool = False,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> SLKLPath:
     """SLKL for each ν of ``nus`` on one candidate set, each solve warm-started from the last.
@@ -430,7 +342,8 @@ def slkl_path(
     y : array of shape (n_samples,)
     nus : sequence of float
         Values of ν > 0.
-    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, memory_budget
+    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept
+    memory_budget
         As for :class:`SLKLRegressor`.
 
     Returns
@@ -449,39 +362,30 @@ def slkl_path(
     True
     """
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
-    nus = tuple(_positive("nus", nu) for nu in nus)
-    if not nus:
-        msg = "nus must hold at least one value of nu, received an empty sequence"
-        raise ValueError(msg)
-    M = _n_columns(n_columns, X.shape[0])
+    nus = _check_nus(nus)
     rng = check_random_state(random_state)
-    candidates = _sample(X.shape[0], M, rng)
-    seed = int(rng.randint(2**31 - 1))
-    problem = slkl_problem(
-        X,
-        y,
-        candidates,
-        kernel=_kernel(kernel),
-        mode=_choice("mode", mode, MODES),
-        memory_budget=_budget(memory_budget),
-        xp=xp,
-    )
-    options = dict(
-        step=_choice("step", step, STEPS),
-        selection=_choice("selection", selection, SELECTIONS),
-        tol=_tol(tol),
-        max_iter=_max_iter(max_iter),
+    problem, candidates, seed = _prepare(
+        X, y, n_columns, kernel, mode, memory_budget, fit_intercept, rng, xp=xp
     )
     results: dict[int, SLKLResult] = {}
     mu0 = None
     for i in sorted(range(len(nus)), key=lambda i: -nus[i]):
-        result = slkl_solve(problem, nu=nus[i], seed=seed, mu0=mu0, **options)
+        result = slkl_solve(
+            problem,
+            nu=nus[i],
+            seed=seed,
+            mu0=mu0,
+            step=step,
+            selection=selection,
+            tol=float(tol),
+            max_iter=max_iter,
+        )
         results[i] = result
         mu0 = to_numpy(result.weights).astype("float64")
     ordered = tuple(results[i] for i in range(len(nus)))
     return SLKLPath(
         nus=nus,
-        candidates=_index(candidates, xp=xp, device=device_of(X)),
+        candidates=index_array(candidates, xp=xp, device=device_of(X)),
         weights=xp.stack([r.weights for r in ordered]),
         objectives=tuple(r.objective for r in ordered),
         n_active=tuple(len(r.support) for r in ordered),
@@ -490,7 +394,21 @@ def slkl_path(
     )
 
 
-class SLKLRegressorCV(_RegressorBase):
+def _check_nus(nus: Any) -> tuple[float, ...]:
+    """A non-empty tuple of finite ν > 0."""
+    values = tuple(nus)
+    if not values:
+        msg = "nus must hold at least one value of nu, received an empty sequence"
+        raise ValueError(msg)
+    for nu in values:
+        ok = isinstance(nu, numbers.Real) and not isinstance(nu, bool)
+        if not ok or not 0 < nu < float("inf"):
+            msg = f"nus must be a finite number > 0, received {nu!r}"
+            raise ValueError(msg)
+    return tuple(float(nu) for nu in values)
+
+
+class SLKLRegressorCV(KernelExpansionRegressor):
     """SLKL with ν chosen by cross-validation over a warm-started path (:func:`slkl_path`).
 
     Parameters
@@ -527,6 +445,12 @@ class SLKLRegressorCV(_RegressorBase):
     >>> model.fit(X, y).nu_ in (1.0, 0.1, 0.01)
     True
     """
+
+    _parameter_constraints: dict = {
+        **_SOLVER_CONSTRAINTS,
+        "nus": ["array-like", None],
+        "cv": ["cv_object"],
+    }
 
     def __init__(
         self,
@@ -569,59 +493,50 @@ class SLKLRegressorCV(_RegressorBase):
         -------
         self
         """
+        self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         nus = tuple(10.0 ** (-4.0 * i / 7.0) for i in range(8)) if self.nus is None else self.nus
-        nus = tuple(_positive("nus", nu) for nu in nus)
-        kernel = _kernel(self.kernel)
+        nus = _check_nus(nus)
+        kernel = check_kernel(self.kernel, default=DEFAULT_KERNEL)
         rng = check_random_state(self.random_state)
         n = X.shape[0]
         device = device_of(X)
-        splitter = check_cv(self.cv)
+        options = dict(
+            kernel=kernel,
+            mode=self.mode,
+            selection=self.selection,
+            step=self.step,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            fit_intercept=self.fit_intercept,
+            memory_budget=self.memory_budget,
+        )
         errors: list[list[float]] = [[] for _ in nus]
-        for train, test in splitter.split(to_numpy(X)):
-            tr = _index(train.tolist(), xp=xp, device=device)
-            te = _index(test.tolist(), xp=xp, device=device)
+        for train, test in check_cv(self.cv).split(to_numpy(X)):
+            tr = index_array(train.tolist(), xp=xp, device=device)
+            te = index_array(test.tolist(), xp=xp, device=device)
             X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
             X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
-            y_fit, intercept = _centre_y(y_tr, self.fit_intercept, xp=xp)
-            M = min(_n_columns(self.n_columns, n), X_tr.shape[0])
-            path = slkl_path(
-                X_tr,
-                y_fit,
-                nus,
-                kernel=kernel,
-                n_columns=M,
-                mode=self.mode,
-                selection=self.selection,
-                step=self.step,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                random_state=rng,
-                memory_budget=_budget(self.memory_budget),
-            )
+            M = min(check_n_columns(self.n_columns, n), X_tr.shape[0])
+            path = slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=rng, **options)
             for i, result in enumerate(path.results):
-                rows = xp.take(path.candidates, _index(result.support, xp=xp, device=device))
-                pred = _predict_dual(
-                    kernel, X_te, xp.take(X_tr, rows, axis=0), result.dual_coef, intercept, xp=xp
+                rows = xp.take(path.candidates, index_array(result.support, xp=xp, device=device))
+                centres = xp.take(X_tr, rows, axis=0)
+                pred = predict_dual(
+                    lambda block, c=centres: kernel._evaluate(block, c, xp=xp),
+                    X_te,
+                    result.dual_coef,
+                    xp.asarray(result.intercept, dtype=X.dtype, device=device),
+                    xp=xp,
                 )
-                errors[i].append(_scalar(xp.mean((pred - y_te) ** 2)))
+                errors[i].append(float(to_numpy(xp.mean((pred - y_te) ** 2))))
         means = [sum(e) / len(e) for e in errors]
         best = min(range(len(nus)), key=means.__getitem__)
         self.nu_ = nus[best]
         self.nus_ = nus
         self.mse_path_ = tuple(tuple(e) for e in errors)
         self.estimator_ = SLKLRegressor(
-            kernel=kernel,
-            n_columns=self.n_columns,
-            nu=self.nu_,
-            mode=self.mode,
-            selection=self.selection,
-            step=self.step,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=rng,
-            fit_intercept=self.fit_intercept,
-            memory_budget=_budget(self.memory_budget),
+            n_columns=self.n_columns, nu=self.nu_, random_state=rng, **options
         ).fit(X, y)
         for name in (
             "kernel_",
@@ -640,161 +555,15 @@ class SLKLRegressorCV(_RegressorBase):
         return self
 
 
-# --------------------------------------------------------------------------- baselines
-
-
-def _ridge_dual(kernel: Kernel, X: Array, y: Array, alpha: float, *, xp: ModuleType) -> Array:
-    """``(K + αI)⁻¹ y``: exact kernel ridge regression, forming the n × n Gram matrix on purpose."""
-    K = kernel(X, X)
-    n = X.shape[0]
-    K = K + alpha * xp.eye(n, dtype=X.dtype, device=device_of(X))
-    return solve(K, y, xp=xp, assume_a="pos")
-
-
-class KernelRidgeExact(_RegressorBase):
-    """Exact kernel ridge regression on all n points: the paper's KRRn (eqs. 8–10).
-
-    ``f(x) = Σ_i α_i k(x_i, x)`` with ``α = (K + αI)⁻¹ y``; the paper's λ = 1 is ``alpha=1``.
-    It forms the n × n Gram matrix (O(n²) memory, O(n³) time): the reference, not a method
-    for large n.
-
-    Parameters
-    ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        ``None`` means ``Gaussian(sigma2=1.0)``.
-    alpha : float, default=1.0
-        The ridge λ > 0.
-    fit_intercept : bool, default=False
-        True centres y and adds its mean back.
-
-    Attributes
-    ----------
-    centres_ : array of shape (n_samples, n_features)
-    dual_coef_ : array of shape (n_samples,)
-    intercept_ : float
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lrkl import KernelRidgeExact
-    >>> X = np.linspace(-3, 3, 50)[:, None]
-    >>> model = KernelRidgeExact(alpha=1e-3).fit(X, np.sin(X[:, 0]))
-    >>> bool(abs(model.predict(np.array([[1.0]]))[0] - np.sin(1.0)) < 1e-2)
-    True
-    """
-
-    def __init__(
-        self, kernel: Kernel | None = None, alpha: float = 1.0, *, fit_intercept: bool = False
-    ) -> None:
-        self.kernel = kernel
-        self.alpha = alpha
-        self.fit_intercept = fit_intercept
-
-    def fit(self, X: Array, y: Array) -> KernelRidgeExact:
-        """Solve ``(K + αI) α = y``.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        alpha = _positive("alpha", self.alpha)
-        self.kernel_ = _kernel(self.kernel)
-        y, self.intercept_ = _centre_y(y, self.fit_intercept, xp=xp)
-        self.centres_ = X
-        self.dual_coef_ = _ridge_dual(self.kernel_, X, y, alpha, xp=xp)
-        self.n_features_in_ = X.shape[1]
-        return self
-
-
-class KernelRidgeSubset(_RegressorBase):
-    """Exact kernel ridge regression on ``n_columns`` random training points: the paper's KRRM.
-
-    Parameters
-    ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        ``None`` means ``Gaussian(sigma2=1.0)``.
-    n_columns : int, default=None
-        M, the number of points kept; ``None`` means min(n_samples, 256).
-    alpha : float, default=1.0
-        The ridge λ > 0.
-    random_state : int, RandomState or None, default=None
-    fit_intercept : bool, default=False
-
-    Attributes
-    ----------
-    candidates_ : array of shape (M,)
-        Training row numbers kept.
-    centres_ : array of shape (M, n_features)
-    dual_coef_ : array of shape (M,)
-    intercept_ : float
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lrkl import KernelRidgeSubset
-    >>> X = np.linspace(-3, 3, 200)[:, None]
-    >>> model = KernelRidgeSubset(n_columns=40, alpha=1e-3, random_state=0)
-    >>> model.fit(X, np.sin(X[:, 0])).centres_.shape
-    (40, 1)
-    """
-
-    def __init__(
-        self,
-        kernel: Kernel | None = None,
-        n_columns: int | None = None,
-        alpha: float = 1.0,
-        *,
-        random_state: Any = None,
-        fit_intercept: bool = False,
-    ) -> None:
-        self.kernel = kernel
-        self.n_columns = n_columns
-        self.alpha = alpha
-        self.random_state = random_state
-        self.fit_intercept = fit_intercept
-
-    def fit(self, X: Array, y: Array) -> KernelRidgeSubset:
-        """Draw M points and solve kernel ridge regression on them.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        alpha = _positive("alpha", self.alpha)
-        M = _n_columns(self.n_columns, X.shape[0])
-        self.kernel_ = _kernel(self.kernel)
-        rows = _sample(X.shape[0], M, check_random_state(self.random_state))
-        self.candidates_ = _index(rows, xp=xp, device=device_of(X))
-        X = xp.take(X, self.candidates_, axis=0)
-        y = xp.take(y, self.candidates_, axis=0)
-        y, self.intercept_ = _centre_y(y, self.fit_intercept, xp=xp)
-        self.centres_ = X
-        self.dual_coef_ = _ridge_dual(self.kernel_, X, y, alpha, xp=xp)
-        self.n_features_in_ = X.shape[1]
-        return self
-
-
-class UniformRankOneRidge(_RegressorBase):
+class UniformRankOneRidge(KernelExpansionRegressor):
     """Kernel ridge regression on the uniform combination of M rank-1 kernels: the paper's Unif.
 
     The kernel is ``K̃ = Σ_{m∈S} w c_m c_mᵀ`` over ``n_columns`` random training points, with
     the same weight ``w`` for every m (``None``: ``1/M``, a convex combination as in the
     ensemble-Nyström view the paper builds on), and λ = 1 as in SLKL. The fit uses the Gram
-    form of SLKL (one pass for ``B = C_SᵀC_S``, then an M × M solve): SLKL with μ fixed.
+    form of SLKL (one pass for ``B = C_SᵀC_S``, then an M × M solve): SLKL with μ fixed, which is
+    ridge regression on the M normalised columns with penalty ``1/w`` (the primal solver of
+    :mod:`lrkl.kernel_ridge`).
 
     Parameters
     ----------
@@ -812,7 +581,7 @@ class UniformRankOneRidge(_RegressorBase):
     candidates_ : array of shape (M,)
     centres_ : array of shape (M, n_features)
     dual_coef_ : array of shape (M,)
-    intercept_ : float
+    intercept_ : array of shape ()
     n_features_in_ : int
 
     Examples
@@ -823,6 +592,14 @@ class UniformRankOneRidge(_RegressorBase):
     >>> UniformRankOneRidge(n_columns=20, random_state=0).fit(X, np.sin(X[:, 0])).dual_coef_.shape
     (20,)
     """
+
+    _parameter_constraints: dict = {
+        "kernel": [Kernel, None],
+        "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "weight": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "random_state": ["random_state"],
+        "fit_intercept": ["boolean"],
+    }
 
     def __init__(
         self,
@@ -846,7 +623,7 @@ class UniformRankOneRidge(_RegressorBase):
         return tags
 
     def fit(self, X: Array, y: Array) -> UniformRankOneRidge:
-        """Solve ``(D⁻¹ + B) g = b`` with ``D = w I`` and predict by (16)–(17).
+        """Solve ``(B + I/w) g = b`` on the normalised columns and predict by (16)–(17).
 
         Parameters
         ----------
@@ -857,20 +634,29 @@ class UniformRankOneRidge(_RegressorBase):
         -------
         self
         """
+        self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        M = _n_columns(self.n_columns, X.shape[0])
-        weight = 1.0 / M if self.weight is None else _positive("weight", self.weight)
-        self.kernel_ = _kernel(self.kernel)
-        rows = _sample(X.shape[0], M, check_random_state(self.random_state))
-        y, self.intercept_ = _centre_y(y, self.fit_intercept, xp=xp)
-        problem = slkl_problem(X, y, rows, kernel=self.kernel_, mode="gram", xp=xp)
+        M = check_n_columns(self.n_columns, X.shape[0])
+        weight = 1.0 / M if self.weight is None else float(self.weight)
+        self.kernel_ = check_kernel(self.kernel, default=DEFAULT_KERNEL)
+        rows = sample_rows(X.shape[0], M, self.random_state)
+        problem = slkl_problem(
+            X, y, rows, kernel=self.kernel_, mode="gram", fit_intercept=self.fit_intercept, xp=xp
+        )
+        # SLKL's Gram form holds the (centred) statistics of the primal ridge on its columns.
         hxp = host_namespace()
-        A = problem.B + hxp.eye(M, dtype=hxp.float64) / weight
-        # With μ = w for every m, μ_m a_m = (G b)_m (see lrkl.slkl._solver._ActiveSet.dual).
-        dual = solve(A, problem.b, xp=hxp, assume_a="pos") / hxp.sqrt(problem.k_diag)
+        primal = PrimalProblem(
+            problem.B, problem.b, hxp.asarray(problem.mean), hxp.asarray(problem.y_mean)
+        )
+        fit = solve_primal(
+            primal, make_solver(primal.gram, "cholesky", xp=hxp), 1.0 / weight, xp=hxp
+        )
+        # Column c_m = k(·, x_m)/√k(x_m, x_m): the dual coefficient of centre m is g_m/√k_mm.
         device = device_of(X)
-        self.candidates_ = _index(rows, xp=xp, device=device)
+        self.candidates_ = index_array(rows, xp=xp, device=device)
         self.centres_ = xp.take(X, self.candidates_, axis=0)
+        dual = fit.coef / hxp.sqrt(problem.k_diag)
         self.dual_coef_ = from_host(dual, xp=xp, device=device, dtype=X.dtype)
+        self.intercept_ = from_host(fit.intercept, xp=xp, device=device, dtype=X.dtype)
         self.n_features_in_ = X.shape[1]
         return self

@@ -108,6 +108,7 @@ class SLKLResult(NamedTuple):
     n_iter: int
     converged: bool
     mode: str
+    intercept: float  # b, 0 unless the problem was built with fit_intercept
 
 
 # ------------------------------------------------------------------ problems (column oracles)
@@ -135,7 +136,12 @@ def _column_block(
 
 @dataclass
 class _Problem:
-    """What both forms share: sizes, ``yᵀy``, ``b = C_Sᵀy``, ``diag(B)`` and the kernel diagonal."""
+    """What both forms share: sizes, ``yᵀy``, ``b = C_Sᵀy``, ``diag(B)`` and the kernel diagonal.
+
+    With an intercept, the columns and ``y`` are centred (``C ← C − 1 c̄ᵀ``, ``y ← y − ȳ``):
+    everything here is of the centred quantities, and the direct form subtracts ``n c̄_a c̄_m``
+    from the products of its raw device columns.
+    """
 
     n: int
     M: int
@@ -143,6 +149,8 @@ class _Problem:
     b: Any  # shape: (M,), host
     diag_B: Any  # shape: (M,), host
     k_diag: Any  # shape: (M,), host, k(x_m, x_m)
+    mean: Any  # shape: (M,), host, column means c̄ (zeros without an intercept)
+    y_mean: float  # ȳ (0 without an intercept)
     xp: ModuleType
     device: Any
     dtype: Any
@@ -210,26 +218,30 @@ class DirectProblem(_Problem):
         """``C_Aᵀ c_m``: the O(n·m0) GEMV of an iteration, copied to the host."""
         if k == 0:
             return host_namespace().zeros(0, dtype=host_namespace().float64)
-        return _host(self.active[:k, :] @ self.column(m, slot))
+        raw = _host(self.active[:k, :] @ self.column(m, slot))
+        return raw - self.n * self.mean[act[:k]] * self.mean[m]
 
     def cross_row(self, m: int, slot: int) -> Any:
         """``c_mᵀ C_S`` (O(nM)): stored columns, or kernel blocks under the memory budget."""
         xp = self.xp
         c = self.column(m, slot)
         if self.columns is not None:
-            return _host(self.columns @ c)
-        out = xp.zeros(self.M, dtype=self.dtype, device=self.device)
-        for rows in row_slices(self.n, self.M):
-            out += c[rows] @ _column_block(
-                self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp
-            )
-        return _host(out)
+            raw = _host(self.columns @ c)
+        else:
+            out = xp.zeros(self.M, dtype=self.dtype, device=self.device)
+            for rows in row_slices(self.n, self.M):
+                out += c[rows] @ _column_block(
+                    self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp
+                )
+            raw = _host(out)
+        return raw - self.n * self.mean * self.mean[m]
 
     def active_gram(self, act: Any, k: int) -> Any:
         """``C_AᵀC_A`` (O(n·m0²)), for the periodic refresh of G."""
         xp = self.xp
         C = self.active[:k, :]
-        return _host(C @ xp.matrix_transpose(C))
+        mean = self.mean[act[:k]]
+        return _host(C @ xp.matrix_transpose(C)) - self.n * (mean[:, None] * mean[None, :])
 
     def reserve(self, capacity: int) -> None:
         xp = self.xp
@@ -266,6 +278,7 @@ def slkl_problem(
     columns: str = "auto",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     max_entries: int = DEFAULT_MAX_ENTRIES,
+    fit_intercept: bool = False,
     xp: ModuleType,
 ) -> GramProblem | DirectProblem:
     """Prepare an SLKL problem: one blocked pass over the rows of ``X``.
@@ -287,6 +300,9 @@ def slkl_problem(
         Bytes allowed for the M×M Gram matrix or the n×M columns.
     max_entries : int
         Entries of one kernel block in the pass over the rows.
+    fit_intercept : bool
+        Centre the columns and ``y``: the kernel ridge model with an unpenalised bias
+        (:mod:`lrkl.kernel_ridge._solvers`), whose bias :attr:`SLKLResult.intercept` gives.
 
     Returns
     -------
@@ -314,29 +330,38 @@ def slkl_problem(
     )
     b = xp.zeros(M, dtype=X.dtype, device=device)
     diag_B = xp.zeros(M, dtype=X.dtype, device=device)
+    column_sum = xp.zeros(M, dtype=X.dtype, device=device)
     B = xp.zeros((M, M), dtype=X.dtype, device=device) if mode == "gram" else None
     stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
     for rows in row_slices(n, M, max_entries):
         block = _column_block(kernel, X[rows, :], centres, scale, xp=xp)  # shape: (rows, M)
         b += y[rows] @ block
         diag_B += xp.sum(block * block, axis=0)
+        column_sum += xp.sum(block, axis=0)
         if B is not None:
             B += xp.matrix_transpose(block) @ block
         if stored is not None:
             stored[:, rows] = xp.matrix_transpose(block)
+    b, diag_B, yy = _host(b), _host(diag_B), float(_host(xp.vecdot(y, y)))
+    mean, y_mean = hxp.zeros(M, dtype=hxp.float64), 0.0
+    if fit_intercept:
+        mean, y_mean = _host(column_sum) / n, float(_host(xp.sum(y))) / n
+        b, diag_B, yy = b - n * mean * y_mean, diag_B - n * mean * mean, yy - n * y_mean**2
     common = dict(
         n=n,
         M=M,
-        yy=float(_host(xp.vecdot(y, y))),
-        b=_host(b),
-        diag_B=_host(diag_B),
+        yy=yy,
+        b=b,
+        diag_B=diag_B,
         k_diag=_host(k_diag),
+        mean=mean,
+        y_mean=y_mean,
         xp=xp,
         device=device,
         dtype=X.dtype,
     )
     if B is not None:
-        B_host = _host(B)
+        B_host = _host(B) - n * (mean[:, None] * mean[None, :])
         # Symmetric by construction; the diagonal from the same GEMM keeps both forms consistent.
         return GramProblem(**common, B=(B_host + B_host.T) / 2.0)
     return DirectProblem(**common, X=X, centres=centres, scale=scale, kernel=kernel, columns=stored)
@@ -714,6 +739,8 @@ def _loop(
     order = hxp.argsort(state.act[:k0])
     support = tuple(int(i) for i in state.act[:k0][order])
     dual = state.dual()[order]
+    rows = hxp.asarray(support, dtype=hxp.int64)
+    centred_sum = hxp.sum(dual * hxp.sqrt(problem.k_diag[rows]) * problem.mean[rows])
     return SLKLResult(
         weights=from_host(state.mu, xp=xp, device=device, dtype=dtype),
         support=support,
@@ -725,4 +752,5 @@ def _loop(
         n_iter=k,
         converged=converged,
         mode=problem.mode,
+        intercept=problem.y_mean - float(centred_sum),
     )

@@ -1,0 +1,79 @@
+"""Estimator bases: scikit-learn tags, parameter checks, the callback / verbose convention and
+the convergence warning, shared by every lrkl estimator.
+
+- Parameters are declared in ``_parameter_constraints`` and checked by scikit-learn's
+  ``_validate_params`` at the start of ``fit``; an invalid one raises
+  :class:`~sklearn.utils._param_validation.InvalidParameterError` (a ``ValueError`` and
+  ``TypeError``) naming the parameter, the allowed values and what was received. Only bounds that
+  depend on the data (a rank above ``n_samples``) are checked in code.
+- Iterative estimators take ``callback`` and ``verbose``: the solver calls ``callback(state)``
+  with a small named tuple at its checkpoints, and returning ``True`` stops the fit;
+  ``verbose > 0`` prints one line per checkpoint to stderr. :meth:`LRKLEstimator._monitor` turns
+  the two into the one function a solver takes.
+- Every estimator supports the array API: arrays of any array-API library in, results of the
+  same library on the same device out.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"]
+
+#: Constraints of the ``callback`` and ``verbose`` parameters of iterative estimators.
+MONITOR_CONSTRAINTS: dict[str, list] = {"callback": [callable, None], "verbose": ["verbose"]}
+
+
+class LRKLEstimator(BaseEstimator):
+    """Tags and conventions shared by every lrkl estimator (see the module docstring)."""
+
+    _parameter_constraints: ClassVar[dict] = {}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.array_api_support = True
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _monitor(self, describe: Callable[[Any], str]) -> Callable[[Any], bool] | None:
+        """The ``callback(state) -> bool`` to hand to a solver, or None when nothing listens.
+
+        ``describe(state)`` is the line printed when ``verbose > 0``.
+        """
+        callback = getattr(self, "callback", None)
+        verbose = getattr(self, "verbose", 0)
+        if not verbose and callback is None:
+            return None
+
+        def monitor(state: Any) -> bool:
+            if verbose:
+                print(f"[{type(self).__name__}] {describe(state)}", file=sys.stderr)
+            return bool(callback(state)) if callback is not None else False
+
+        return monitor
+
+    def _warn_not_converged(self, n_iter: int, advice: str) -> None:
+        """A :class:`~sklearn.exceptions.ConvergenceWarning` after ``n_iter`` iterations."""
+        msg = (
+            f"{type(self).__name__} stopped after {n_iter} iterations before its stopping rule "
+            f"held; {advice}"
+        )
+        warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+
+
+class LRKLRegressor(RegressorMixin, LRKLEstimator):
+    """Base of lrkl's regressors (``score`` is R²)."""
+
+
+class LRKLClassifier(ClassifierMixin, LRKLEstimator):
+    """Base of lrkl's classifiers (``score`` is the accuracy)."""
+
+
+class LRKLTransformer(TransformerMixin, LRKLEstimator):
+    """Base of lrkl's transformers (``fit_transform`` from ``fit`` and ``transform``)."""

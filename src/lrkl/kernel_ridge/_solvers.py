@@ -1,0 +1,186 @@
+"""The kernel-ridge core: one set of solvers for every lrkl estimator that ends in a ridge solve.
+
+The model is ``f(x) = Σ_i c_i k(x_i, x) + b``. With ``fit_intercept=True`` the bias ``b`` is
+**unpenalised**::
+
+    min_{c, b} ‖y − K c − b 1‖² + α cᵀ K c   ⇔   (K + αI) c + b 1 = y,  1ᵀ c = 0
+
+(the bordered system (7) of Prato & Zanni 2012). On explicit features ``Z`` (``K = Z Zᵀ``, a
+low-rank factor) the same model is ``min_{w, b} ‖y − Z w − b 1‖² + α ‖w‖²`` with ``c`` such that
+``w = Zᵀ c``, solved in the primal on the centred ``Z`` and ``y`` (scikit-learn's ``Ridge``).
+With ``fit_intercept=False``, ``b = 0``.
+
+Every solve reduces to ``(S + αI) x = r`` with ``S`` symmetric (``K`` in the dual, ``Z_cᵀ Z_c``
+in the primal). A solver is set up once from ``S`` and then solves for any ``α`` and right-hand
+side (lineax's init / compute); :data:`KERNEL_RIDGE_SOLVERS` is the registry the estimators
+dispatch through:
+
+- ``"cholesky"``: nothing at set-up, one Cholesky factorisation of ``S + αI`` per new ``α``
+  (``O(k³/3)``); for one ``α`` on a positive semi-definite ``S``;
+- ``"eigh"``: ``S = U Λ Uᵀ`` once (``O(k³)``), then ``O(k²)`` per ``α`` and right-hand side; for
+  paths over ``α``, for indefinite ``S`` (alignf's negative weights) and for ``α = 0`` (the
+  minimum-norm solution, eigenvalues below a relative cutoff treated as zero).
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any, NamedTuple, Protocol
+
+from lrkl._backend import device_of
+from lrkl._linalg import cho_factor, cho_solve, eigh
+
+__all__ = [
+    "KERNEL_RIDGE_SOLVERS",
+    "CholeskySolver",
+    "EighSolver",
+    "PrimalProblem",
+    "RidgeCoefficients",
+    "make_solver",
+    "primal_problem",
+    "solve_dual",
+    "solve_primal",
+]
+
+Array = Any
+
+
+class RidgeSolver(Protocol):
+    """A set-up solver of ``(S + αI) x = rhs`` for any ``α``."""
+
+    def solve(self, rhs: Array, alpha: float, /) -> Array:
+        """``(S + αI)⁻¹ rhs``; ``rhs`` of shape (k,) or (k, t)."""
+
+
+class CholeskySolver:
+    """``(S + αI) x = rhs`` by a Cholesky factorisation per ``α`` (the last one is kept)."""
+
+    def __init__(self, S: Array, /, *, xp: ModuleType) -> None:
+        self.S, self.xp = S, xp
+        self._alpha: float | None = None
+        self._factor = None
+
+    def solve(self, rhs: Array, alpha: float, /) -> Array:
+        xp = self.xp
+        if alpha != self._alpha:
+            k = self.S.shape[0]
+            shifted = self.S + alpha * xp.eye(k, dtype=self.S.dtype, device=device_of(self.S))
+            self._factor, self._alpha = cho_factor(shifted, xp=xp), alpha
+        return cho_solve(self._factor, rhs, xp=xp)
+
+
+class EighSolver:
+    """``(S + αI) x = rhs`` from one eigendecomposition ``S = U Λ Uᵀ``: ``O(k²)`` per ``α``.
+
+    Eigenvalues of ``S + αI`` within ``k · eps · max|λ|`` of zero are treated as zero (the
+    pseudo-inverse), which gives the minimum-norm solution at ``α = 0``.
+    """
+
+    def __init__(self, S: Array, /, *, xp: ModuleType) -> None:
+        self.xp = xp
+        self.eigenvalues, self.U = eigh(S, xp=xp)
+        scale = xp.max(xp.abs(self.eigenvalues)) if S.shape[0] else 0.0
+        self._cutoff = S.shape[0] * xp.finfo(S.dtype).eps * scale
+
+    def solve(self, rhs: Array, alpha: float, /) -> Array:
+        xp = self.xp
+        shifted = self.eigenvalues + alpha
+        keep = xp.abs(shifted) > self._cutoff
+        inverse = xp.where(keep, 1.0 / xp.where(keep, shifted, 1.0), 0.0)
+        projected = xp.matrix_transpose(self.U) @ rhs
+        scaled = inverse * projected if rhs.ndim == 1 else inverse[:, None] * projected
+        return self.U @ scaled
+
+
+#: The solvers the estimators dispatch through, by name.
+KERNEL_RIDGE_SOLVERS: dict[str, type] = {"cholesky": CholeskySolver, "eigh": EighSolver}
+
+
+def make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
+    """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``."""
+    if solver not in KERNEL_RIDGE_SOLVERS:
+        msg = f"solver must be one of {sorted(KERNEL_RIDGE_SOLVERS)}, received {solver!r}"
+        raise ValueError(msg)
+    return KERNEL_RIDGE_SOLVERS[solver](S, xp=xp)
+
+
+class RidgeCoefficients(NamedTuple):
+    """A fitted ridge model: ``coef`` (dual ``c`` or primal ``w``) and the intercept ``b``.
+
+    ``intercept`` is an array of shape () for a 1-D ``y`` and (n_targets,) for a 2-D one, in the
+    namespace and on the device of the data, also when it is 0 (``fit_intercept=False``).
+    """
+
+    coef: Array  # shape: (k,) or (k, t)
+    intercept: Array  # shape: () or (t,)
+
+
+def solve_dual(
+    solver: RidgeSolver,
+    y: Array,  # shape: (n,) or (n, t)
+    alpha: float,
+    /,
+    *,
+    fit_intercept: bool,
+    xp: ModuleType,
+) -> RidgeCoefficients:
+    """Dual coefficients of ``(K + αI) c + b 1 = y`` (with ``1ᵀ c = 0`` when ``fit_intercept``).
+
+    ``solver`` is set up on ``K``. With ``A = K + αI``: ``b = 1ᵀA⁻¹y / 1ᵀA⁻¹1`` and
+    ``c = A⁻¹(y − b 1)``, one solve with ``t + 1`` right-hand sides.
+    """
+    Y = y[:, None] if y.ndim == 1 else y
+    if fit_intercept:
+        ones = xp.ones((Y.shape[0], 1), dtype=Y.dtype, device=device_of(Y))
+        sol = solver.solve(xp.concat([Y, ones], axis=1), alpha)
+        u, v = sol[:, :-1], sol[:, -1]
+        intercept = xp.sum(u, axis=0) / xp.sum(v)
+        dual = u - v[:, None] * intercept[None, :]
+    else:
+        dual = solver.solve(Y, alpha)
+        intercept = xp.zeros(Y.shape[1], dtype=Y.dtype, device=device_of(Y))
+    if y.ndim == 1:
+        return RidgeCoefficients(dual[:, 0], intercept[0])
+    return RidgeCoefficients(dual, intercept)
+
+
+class PrimalProblem(NamedTuple):
+    """The sufficient statistics of ridge regression on features ``Z``, centred when fitting a
+    bias: everything :func:`solve_primal` needs, without ``Z`` itself."""
+
+    gram: Array  # shape: (k, k), Z_cᵀ Z_c
+    rhs: Array  # shape: (k,) or (k, t), Z_cᵀ y_c
+    feature_mean: Array  # shape: (k,), zeros without an intercept
+    target_mean: Array  # shape: () or (t,), zeros without an intercept
+
+
+def primal_problem(
+    Z: Array,  # shape: (n, k)
+    y: Array,  # shape: (n,) or (n, t)
+    /,
+    *,
+    fit_intercept: bool,
+    xp: ModuleType,
+) -> PrimalProblem:
+    """The statistics of :class:`PrimalProblem` from the features: one ``O(n k²)`` GEMM."""
+    if fit_intercept:
+        feature_mean, target_mean = xp.mean(Z, axis=0), xp.mean(y, axis=0)
+        Z, y = Z - feature_mean, y - target_mean
+    else:
+        feature_mean = xp.zeros(Z.shape[1], dtype=Z.dtype, device=device_of(Z))
+        target_mean = xp.zeros(y.shape[1:], dtype=Z.dtype, device=device_of(Z))
+    Zt = xp.matrix_transpose(Z)
+    # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
+    return PrimalProblem(Zt @ Z, Zt @ y, feature_mean, xp.asarray(target_mean, device=device_of(Z)))
+
+
+def solve_primal(
+    problem: PrimalProblem, solver: RidgeSolver, alpha: float, /, *, xp: ModuleType
+) -> RidgeCoefficients:
+    """Primal weights ``w = (Z_cᵀZ_c + αI)⁻¹ Z_cᵀ y_c`` and ``b = ȳ − z̄ᵀ w``.
+
+    ``solver`` is set up on ``problem.gram``.
+    """
+    coef = solver.solve(problem.rhs, alpha)
+    intercept = problem.target_mean - problem.feature_mean @ coef
+    return RidgeCoefficients(coef, xp.asarray(intercept, device=device_of(coef)))

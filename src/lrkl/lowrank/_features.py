@@ -1,0 +1,239 @@
+"""Low-rank features of several kernels: one factor per kernel, stacked (a transformer)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from lrkl._base import LRKLTransformer
+from lrkl._validation import (
+    Interval,
+    StrOptions,
+    check_kernels,
+    check_predict_X,
+    check_X,
+    check_X_y,
+)
+from lrkl.kernels import Kernel
+from lrkl.lowrank._csi import csi
+from lrkl.lowrank._factor import LowRankFactor
+from lrkl.lowrank._icd import icd
+from lrkl.lowrank._nystrom import nystrom
+
+__all__ = ["LowRankFeatures"]
+
+Array = Any
+
+METHODS = ("icd", "csi", "nystrom")
+
+
+def per_kernel_ranks(rank: int | Sequence[int], p: int, n: int, *, name: str = "rank") -> list[int]:
+    """One rank per kernel from an int (shared) or a sequence (one per kernel), each in [1, n]."""
+    ranks = [rank] * p if isinstance(rank, numbers.Integral) else list(rank)
+    if len(ranks) != p:
+        msg = f"{name} must be an integer or hold one rank per kernel ({p}), received {rank!r}"
+        raise ValueError(msg)
+    for r in ranks:
+        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or not 1 <= r <= n:
+            msg = (
+                f"{name} must be an integer between 1 and n_samples={n} (per kernel), "
+                f"received {rank!r}"
+            )
+            raise ValueError(msg)
+    return [int(r) for r in ranks]
+
+
+class LowRankFeatures(LRKLTransformer):
+    """Stacked low-rank features ``[G_1, …, G_p]`` of several kernels, with ``transform`` for new
+    rows.
+
+    Each kernel ``q`` is approximated on its own by a rank-``r_q`` factor ``G_q`` (n × r_q,
+    ``G_q G_qᵀ ≈ K_q``) — pivoted incomplete Cholesky, Cholesky with side information or Nyström
+    (:mod:`lrkl.lowrank`) — and the features of a point are its rows of the factors, side by
+    side, in kernel order and unweighted. New points get the factors' out-of-sample features
+    (``L⁻¹ k(S, x)`` for ICD and CSI, ``projectionᵀ k(S, x)`` for Nyström). The kernel matrices
+    are never formed.
+
+    Parameters
+    ----------
+    kernels : list of Kernel, default=None
+        The kernels; ``None`` means the seven Gaussian kernels ``γ = 2⁻³, …, 2³``.
+    rank : int or list of int, default=6
+        Rank per kernel (one for all, or one per kernel), ``1 ≤ r ≤ n_samples`` (Nyström: at
+        most ``n_landmarks``). ICD and CSI may return fewer columns when a kernel's residual runs
+        out.
+    method : {"icd", "csi", "nystrom"}, default="icd"
+        The approximation. CSI uses the targets and needs ``y`` in ``fit``.
+    n_landmarks : int, default=None
+        Nyström only: the number of uniformly drawn landmarks ``m ≥ rank``; ``None`` means
+        ``m = rank`` and the full form ``K[:, S] W^{−1/2}``, otherwise the rank-``R`` form
+        ``V = C U_R D_R^{−1/2}`` of the top ``R`` eigenpairs of ``W = K[S, S]``.
+    lookahead : int, default=10
+        CSI: look-ahead columns ``δ``.
+    kappa : float, default=0.99
+        CSI: trade-off between the kernel (0) and the targets (1).
+    gain_tol : float, default=0.0
+        CSI: stop a kernel's decomposition after a column of smaller exact gain.
+    tol : float, default=1e-10
+        ICD and CSI: stop when the residual diagonal is at most ``tol`` everywhere.
+    random_state : int, RandomState or None, default=None
+        Nyström: seed of the landmarks, the first ``m`` entries of one random permutation of the
+        rows, **shared by all kernels**.
+
+    Attributes
+    ----------
+    factors_ : list of lrkl.lowrank.LowRankFactor
+        One factor per kernel.
+    rank_ : tuple of int
+        Number of columns of each kernel's factor.
+    n_components_ : int
+        ``sum(rank_)``, the number of features.
+    kernels_ : list of Kernel
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl.kernels import Gaussian, Linear
+    >>> from lrkl.lowrank import LowRankFeatures
+    >>> X = np.random.default_rng(0).normal(size=(100, 3))
+    >>> features = LowRankFeatures([Linear(), Gaussian(gamma=0.5)], rank=10).fit(X)
+    >>> features.rank_, features.transform(X[:5]).shape
+    ((3, 10), (5, 13))
+    """
+
+    _parameter_constraints: dict = {
+        "kernels": [list, tuple, None],
+        "rank": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple],
+        "method": [StrOptions(set(METHODS))],
+        "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "lookahead": [Interval(numbers.Integral, 0, None, closed="left")],
+        "kappa": [Interval(numbers.Real, 0, 1, closed="both")],
+        "gain_tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        kernels: Sequence[Kernel] | None = None,
+        rank: int | Sequence[int] = 6,
+        method: str = "icd",
+        *,
+        n_landmarks: int | None = None,
+        lookahead: int = 10,
+        kappa: float = 0.99,
+        gain_tol: float = 0.0,
+        tol: float = 1e-10,
+        random_state: Any = None,
+    ) -> None:
+        self.kernels = kernels
+        self.rank = rank
+        self.method = method
+        self.n_landmarks = n_landmarks
+        self.lookahead = lookahead
+        self.kappa = kappa
+        self.gain_tol = gain_tol
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(self, X: Array, y: Array | None = None) -> LowRankFeatures:
+        """Build one factor per kernel on the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets), default=None
+            Required by ``method="csi"``, ignored otherwise.
+
+        Returns
+        -------
+        self : LowRankFeatures
+        """
+        self._fit(X, y)
+        return self
+
+    def fit_transform(self, X: Array, y: Array | None = None, **fit_params: Any) -> Array:
+        """Fit and return the stacked training factors ``[G_1, …, G_p]`` (no second pass).
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets), default=None
+
+        Returns
+        -------
+        array of shape ``(n_samples, n_components_)``
+        """
+        xp = self._fit(X, y)
+        return xp.concat([f.G for f in self.factors_], axis=1)
+
+    def _fit(self, X: Array, y: Array | None) -> Any:
+        self._validate_params()
+        kernels = check_kernels(self.kernels)
+        if self.method == "csi":
+            xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
+        else:
+            xp, X = check_X(X)
+        n = X.shape[0]
+        ranks = per_kernel_ranks(self.rank, len(kernels), n)
+        landmarks = None
+        if self.method == "nystrom":
+            m = max(ranks) if self.n_landmarks is None else int(self.n_landmarks)
+            if not max(ranks) <= m <= n:
+                msg = (
+                    f"n_landmarks must be an integer between max(rank)={max(ranks)} and "
+                    f"n_samples={n}, received {self.n_landmarks!r}"
+                )
+                raise ValueError(msg)
+            landmarks = [int(i) for i in check_random_state(self.random_state).permutation(n)]
+        self.factors_ = [
+            self._factor(kernel, X, y, r, landmarks)
+            for kernel, r in zip(kernels, ranks, strict=True)
+        ]
+        self.rank_ = tuple(f.rank for f in self.factors_)
+        self.n_components_ = sum(self.rank_)
+        self.kernels_ = kernels
+        self.n_features_in_ = X.shape[1]
+        return xp
+
+    def _factor(
+        self, kernel: Kernel, X: Array, y: Array | None, r: int, order: list[int] | None
+    ) -> LowRankFactor:
+        if self.method == "icd":
+            return icd(kernel, X, r, tol=self.tol)
+        if self.method == "csi":
+            return csi(
+                kernel,
+                X,
+                y,
+                r,
+                kappa=self.kappa,
+                lookahead=int(self.lookahead),
+                tol=self.tol,
+                gain_tol=self.gain_tol,
+            )
+        if self.n_landmarks is None:
+            return nystrom(kernel, X, r, landmarks=order[:r])
+        m = int(self.n_landmarks)
+        return nystrom(kernel, X, m, rank=r, landmarks=order[:m])
+
+    def transform(self, X: Array) -> Array:
+        """The stacked out-of-sample features ``[g_1(x), …, g_p(x)]`` of the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape ``(n_samples, n_components_)``
+            On the training rows, the stacked factors (up to round-off).
+        """
+        check_is_fitted(self)
+        xp, X = check_predict_X(self, X, like=self.factors_[0].G)
+        return xp.concat([f.transform(X) for f in self.factors_], axis=1)
