@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.optimize
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrkl import AlignmentKernelRidge, lowrank
 from lrkl._backend import to_numpy
@@ -220,16 +219,6 @@ def test_alignfc_drops_irrelevant_kernels(data, rng):
     y = X[:, 2] + 0.01 * rng.standard_normal(30)
     model = AlignmentKernelRidge([Linear(), Gaussian(gamma=50.0)], "alignfc").fit(X, y)
     assert to_numpy(model.kernel_weights_)[0] > 0.9
-
-
-@parametrize_with_checks(
-    [
-        AlignmentKernelRidge([Gaussian(gamma=0.1), Linear()], method=m)
-        for m in ("align", "alignf", "alignfc")
-    ]
-)
-def test_sklearn_conventions(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize(

@@ -390,7 +390,6 @@ def test_bad_input_raises(backend, data):
 
 from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 from lrkl import LowRankRidge, UniformKernelRidge  # noqa: E402
 
@@ -461,19 +460,6 @@ def test_uniform_kernel_ridge_matches_dense_krr(backend, data, fit_intercept):
     np.testing.assert_allclose(to_numpy(model.dual_coef_), dual, atol=1e-9)
     np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(Z))), expected, atol=1e-9)
     np.testing.assert_allclose(to_numpy(model.kernel_weights_), [1.0, 1.0])
-
-
-ESTIMATORS = [
-    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="icd"),
-    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="csi", lookahead=2),
-    LowRankRidge([Gaussian(gamma=0.1), Linear()], rank=[3, 10], method="nystrom", random_state=0),
-    UniformKernelRidge([Gaussian(gamma=0.1), Linear()]),
-]
-
-
-@parametrize_with_checks(ESTIMATORS)
-def test_sklearn_conventions(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize(

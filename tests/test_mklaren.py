@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.linalg
 from sklearn.linear_model import lars_path
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrkl import MklarenRegressor
 from lrkl._backend import to_numpy
@@ -77,7 +74,7 @@ def test_full_lookahead_gives_exact_correlations(backend, rng, lbd, scoring):
         backend.asarray(np.stack([look.T for look in looks], axis=0)),
         backend.asarray(r),
         backend.asarray(u),
-        lbd=lbd,
+        alpha=lbd,
         scoring=scoring,
         xp=backend.xp,
     )
@@ -106,7 +103,7 @@ def test_linear_kernels_per_feature_follow_lars(backend, rng):
         backend.asarray(X),
         backend.asarray(y),
         p,
-        delta=1,  # a rank-one kernel: one look-ahead column is exact
+        lookahead=1,  # a rank-one kernel: one look-ahead column is exact
         callback=lambda t, q, i, fitted: fits.append(to_numpy(fitted)),
         xp=backend.xp,
     )
@@ -184,8 +181,8 @@ def test_full_lookahead_selects_like_exact_candidates(backend, rng, lbd):
         backend.asarray(X),
         backend.asarray(y),
         rank,
-        delta=n,  # the look-ahead spans every residual kernel: candidates are exact
-        lbd=lbd,
+        lookahead=n,  # the look-ahead spans every residual kernel: candidates are exact
+        alpha=lbd,
         scoring="consistent",
         xp=backend.xp,
     )
@@ -198,7 +195,9 @@ def test_full_lookahead_selects_like_exact_candidates(backend, rng, lbd):
 @pytest.mark.parametrize("lbd", [0.0, 0.5])
 def test_final_model_is_ridge_on_selected_columns(backend, rng, lbd):
     X, y = _data(rng)
-    model = MklarenRegressor([Gaussian(gamma=g) for g in GAMMAS], rank=9, delta=3, lbd=lbd)
+    model = MklarenRegressor(
+        [Gaussian(gamma=g) for g in GAMMAS], n_components=9, lookahead=3, alpha=lbd
+    )
     model.fit(backend.asarray(X), backend.asarray(y))
     # The selected columns are the pivoted Cholesky columns of each kernel: K[:, S] L⁻ᵀ.
     G = np.zeros((X.shape[0], model.n_components_))
@@ -225,7 +224,9 @@ def test_final_model_is_ridge_on_selected_columns(backend, rng, lbd):
 def test_out_of_sample_features(backend, rng):
     X, y = _data(rng)
     Xnew = rng.normal(size=(7, 3))
-    model = MklarenRegressor([Gaussian(gamma=g) for g in GAMMAS], rank=8, delta=4, lbd=0.1)
+    model = MklarenRegressor(
+        [Gaussian(gamma=g) for g in GAMMAS], n_components=8, lookahead=4, alpha=0.1
+    )
     model.fit(backend.asarray(X), backend.asarray(y))
     train = to_numpy(model.cholesky_features(backend.asarray(X)))
     np.testing.assert_allclose(train, to_numpy(model.columns_), atol=1e-10)
@@ -240,7 +241,9 @@ def test_out_of_sample_features(backend, rng):
 
 def test_dual_coefficients_reproduce_the_fit(backend, rng):
     X, y = _data(rng)
-    model = MklarenRegressor([_feature_kernel(0), Gaussian(gamma=1.0)], rank=6, delta=3, lbd=0.2)
+    model = MklarenRegressor(
+        [_feature_kernel(0), Gaussian(gamma=1.0)], n_components=6, lookahead=3, alpha=0.2
+    )
     model.fit(backend.asarray(X), backend.asarray(y))
     G, alpha = to_numpy(model.columns_), to_numpy(model.dual_coef_)
     fit = np.zeros(X.shape[0])
@@ -261,7 +264,9 @@ def test_dual_coefficients_reproduce_the_fit(backend, rng):
 
 def test_backends_select_the_same_columns(backend, rng):
     X, y = _data(rng, n=50)
-    params = dict(kernels=[Gaussian(gamma=g) for g in GAMMAS], rank=10, delta=4, lbd=0.05)
+    params = dict(
+        kernels=[Gaussian(gamma=g) for g in GAMMAS], n_components=10, lookahead=4, alpha=0.05
+    )
     ref = MklarenRegressor(**params).fit(X, y)
     model = MklarenRegressor(**params).fit(backend.asarray(X), backend.asarray(y))
     assert model.selected_ == ref.selected_
@@ -275,7 +280,7 @@ def test_first_pivot_rules(rng):
     corr = {}
     for rule in ("abs", "signed"):
         # δ = n: exact candidates, so the rules are exact argmaxes of |c| and of c.
-        model = MklarenRegressor(kernels, rank=1, delta=40, first_pivot=rule).fit(X, -y)
+        model = MklarenRegressor(kernels, n_components=1, lookahead=40, first_pivot=rule).fit(X, -y)
         g = model.columns_[:, 0] - model.columns_[:, 0].mean()
         corr[rule] = float(g @ -yc / np.linalg.norm(g))
     assert corr["signed"] > 0
@@ -285,7 +290,7 @@ def test_first_pivot_rules(rng):
 def test_rank_larger_than_the_data_stops_early(rng):
     X = rng.normal(size=(6, 2))
     y = X[:, 0] + rng.normal(size=6)
-    model = MklarenRegressor([Linear()], rank=5, delta=2).fit(X, y)
+    model = MklarenRegressor([Linear()], n_components=5, lookahead=2).fit(X, y)
     assert model.n_components_ == 2  # the linear kernel has rank 2
     Xc = np.column_stack([np.ones(6), X])
     expected = Xc @ np.linalg.lstsq(Xc, y, rcond=None)[0]
@@ -295,17 +300,12 @@ def test_rank_larger_than_the_data_stops_early(rng):
 # --------------------------------------------------------------------------- conventions
 
 
-@parametrize_with_checks([MklarenRegressor(rank=14, delta=5)])
-def test_sklearn_conventions(estimator, check):
-    check(estimator)
-
-
 @pytest.mark.parametrize(
     ("params", "match"),
     [
-        ({"rank": 0}, "rank"),
-        ({"delta": 0}, "delta"),
-        ({"lbd": -1.0}, "lbd"),
+        ({"n_components": 0}, "n_components"),
+        ({"lookahead": 0}, "lookahead"),
+        ({"alpha": -1.0}, "alpha"),
         ({"first_pivot": "max"}, "first_pivot"),
         ({"scoring": "exact"}, "scoring"),
         ({"kernels": []}, "kernels"),
@@ -327,7 +327,7 @@ def test_bad_data(backend, rng):
         MklarenRegressor().fit(backend.asarray(bad), backend.asarray(y))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         MklarenRegressor().fit(backend.asarray(X), backend.asarray(y[:-1]))
-    model = MklarenRegressor(rank=3).fit(backend.asarray(X), backend.asarray(y))
+    model = MklarenRegressor(n_components=3).fit(backend.asarray(X), backend.asarray(y))
     with pytest.raises(ValueError, match="features"):
         model.predict(backend.asarray(X[:, :2]))
 
@@ -373,23 +373,3 @@ def test_sentiment_loader(tmp_path):
         load_sentiment("dvd", data_dir=tmp_path)
     with pytest.raises(FileNotFoundError, match="data_dir"):
         load_sentiment("books", data_dir=tmp_path)
-
-
-@pytest.mark.slow
-def test_reproduce_mklaren_quick(tmp_path):
-    from lrkl._cli import main
-
-    sentiment = Path(__file__).resolve().parents[2] / "shared" / "data" / "sentiment-blitzer"
-    argv = ["reproduce", "mklaren", "--quick", "--out", str(tmp_path)]
-    if sentiment.is_dir():
-        argv += ["--data-dir", str(sentiment)]
-    assert main(argv) == 0
-    table1 = (tmp_path / "table1.md").read_text(encoding="utf-8")
-    for word in ("mklaren", "csi", "icd", "nystrom", "uniform", "paper (mklaren)", "boston"):
-        assert word in table1
-    assert "paper (surviving cells)" in (tmp_path / "table2.md").read_text(encoding="utf-8")
-    figures = ["figure4_timing"]
-    if sentiment.is_dir():
-        figures += ["figure3_sentiment", "figure5_kitchen"]
-    for figure in figures:
-        assert (tmp_path / f"{figure}.png").stat().st_size > 1000

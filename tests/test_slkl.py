@@ -18,9 +18,9 @@ from lrkl import (
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
+from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, slkl_solve
 
 from ._reference import kernel_ridge
-from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, slkl_solve
 
 KERNEL = Gaussian(sigma2=1.0)
 N, M, NU = 40, 15, 0.02

@@ -49,15 +49,3 @@ def test_abalone_sex_is_one_hot():
     raw = load_abalone(standardize=False)
     np.testing.assert_array_equal(raw.X[:, :3].sum(axis=1), 1.0)
     assert raw.feature_names[:3] == ("sex=M", "sex=F", "sex=I")
-
-
-@pytest.mark.slow
-def test_reproduce_slkl_quick(tmp_path):
-    from lrkl._cli import main
-
-    assert main(["reproduce", "slkl", "--quick", "--runs", "1", "--out", str(tmp_path)]) == 0
-    table = (tmp_path / "table2.md").read_text(encoding="utf-8")
-    for name in ("sinc", "boston", "abalone", "KRRn", "KRRM", "Unif", "SLKL", "m0", "(paper)"):
-        assert name in table
-    for figure in ("figure1_objective", "figure2_m0_vs_M", "figure3_m0_iterations"):
-        assert (tmp_path / f"{figure}.png").stat().st_size > 1000

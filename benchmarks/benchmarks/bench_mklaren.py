@@ -30,7 +30,7 @@ def _data(xp, n, dim=5, seed=0):
 
 
 def _fit(xp, kernels, X, y, rank, delta):
-    MklarenRegressor(kernels, rank=rank, delta=delta, lbd=1.0).fit(X, y)
+    MklarenRegressor(kernels, n_components=rank, lookahead=delta, alpha=1.0).fit(X, y)
     synchronize(xp)
 
 

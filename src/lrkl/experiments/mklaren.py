@@ -170,7 +170,9 @@ def _scores(y_true: np.ndarray, y_pred: np.ndarray) -> tuple[float, float]:
 def _model(method: str, rank: int, lbd: float, kernels: list[Kernel], first_pivot: str) -> Any:
     per_kernel = max(1, rank // len(kernels))
     if method == "mklaren":
-        return MklarenRegressor(kernels, rank=rank, delta=10, lbd=lbd, first_pivot=first_pivot)
+        return MklarenRegressor(
+            kernels, n_components=rank, lookahead=10, alpha=lbd, first_pivot=first_pivot
+        )
     if method == "uniform":
         return UniformKernelRidge(kernels, alpha=lbd, fit_intercept=False)
     if method == "csi":
@@ -400,7 +402,7 @@ def _sentiment_fold(
     kernels = feature_kernels(X.shape[1])
     best = None
     for lbd in lambdas:
-        model = MklarenRegressor(kernels, rank=rank, delta=1, lbd=lbd).fit(
+        model = MklarenRegressor(kernels, n_components=rank, lookahead=1, alpha=lbd).fit(
             put(X[train]), put(y[train])
         )
         score = _scores(y[val], to_numpy(model.predict(put(X[val]))))[1]
@@ -539,7 +541,7 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
         X = (X - X.mean(axis=0)) / np.linalg.norm(X - X.mean(axis=0), axis=0)
         y = np.sin(20 * X[:, 0]) + rng.normal(scale=0.1, size=n)
         Xd, yd = from_host(X, xp=xp, device=device), from_host(y, xp=xp, device=device)
-        model = MklarenRegressor(kernels, rank=K, delta=10, lbd=1.0)
+        model = MklarenRegressor(kernels, n_components=K, lookahead=10, alpha=1.0)
         seconds = _time(lambda m=model, a=Xd, b=yd: m.fit(a, b), xp)
         paper = PAPER_TIMES.get((n, K))
         by_n.setdefault(K, []).append((n, seconds))
@@ -563,7 +565,9 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
     put = lambda a: from_host(a, xp=xp, device=device)  # noqa: E731
     for p in progress(cfg["time_p"], len(cfg["time_p"]), "Figure 4 (p)"):
         Xp = put(X[:, :p])
-        model = MklarenRegressor(feature_kernels(p), rank=cfg["time_p_rank"], delta=1, lbd=1.0)
+        model = MklarenRegressor(
+            feature_kernels(p), n_components=cfg["time_p_rank"], lookahead=1, alpha=1.0
+        )
         times = {"mklaren": _time(lambda m=model, a=Xp: m.fit(a, put(y)), xp)}
         cols = [Xp[:, j] for j in range(p)]
         for method in ("align", "alignf", "alignfc"):

@@ -6,9 +6,9 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
+from lrkl._base import LRKLRegressor
 from lrkl._validation import Interval, StrOptions, check_kernels, check_predict_X, check_X_y
 from lrkl.kernels import Kernel
 from lrkl.mklaren._solver import (
@@ -28,34 +28,35 @@ __all__ = ["MklarenRegressor"]
 Array = Any
 
 
-class MklarenRegressor(RegressorMixin, BaseEstimator):
+class MklarenRegressor(LRKLRegressor):
     """Multiple kernel learning with least-angle regression (Mklaren; Stražar & Curk 2016).
 
-    Builds incomplete Cholesky factors of several kernels at once. At each of ``rank``
+    Builds incomplete Cholesky factors of several kernels at once. At each of ``n_components``
     iterations, the (kernel, pivot) whose next Cholesky column least-angle regression would add to
-    the model is chosen, with the candidates' correlations approximated from ``delta`` look-ahead
-    columns per kernel. The final model is ridge regression (penalty ``lbd``, unpenalised
-    intercept) on the selected centred, unit-norm Cholesky columns, and new points are mapped to
-    those columns by the incomplete-Cholesky / Nyström equivalence. The kernel matrices are never
-    formed: the cost is linear in the number of samples and of kernels.
+    the model is chosen, with the candidates' correlations approximated from ``lookahead``
+    look-ahead columns per kernel. The final model is ridge regression (penalty ``alpha``,
+    unpenalised intercept) on the selected centred, unit-norm Cholesky columns, and new points are
+    mapped to those columns by the incomplete-Cholesky / Nyström equivalence. The kernel matrices
+    are never formed: the cost is linear in the number of samples and of kernels.
 
     Parameters
     ----------
     kernels : list of Kernel, default=None
         The candidate kernels (objects of :mod:`lrkl.kernels`). ``None`` means the paper's seven
         Gaussian kernels, ``θ ∈ {2⁻³, …, 2³}``.
-    rank : int, default=14
-        Total rank ``K``: the number of Cholesky columns selected over all kernels.
-    delta : int, default=10
+    n_components : int, default=14
+        Total rank ``K``: the number of Cholesky columns selected over all kernels (the paper's
+        ``rank``; ``rank_`` tells how many each kernel got).
+    lookahead : int, default=10
         Number of look-ahead columns ``δ`` per kernel.
-    lbd : float, default=0.0
-        ℓ2 regularisation ``λ ≥ 0``.
+    alpha : float, default=0.0
+        ℓ2 regularisation ``λ ≥ 0`` (the paper's λ).
     first_pivot : {"abs", "signed"}, default="abs"
         ``"abs"``: the first pivot maximises the absolute correlation (least-angle regression,
         as in the paper); ``"signed"``: the largest positive correlation (reference code).
     scoring : {"reference", "consistent"}, default="reference"
         How ``λ`` enters the approximate candidate correlations: as the reference code does, or
-        exactly as in the augmented columns (MKLAREN.md §12.7). Irrelevant when ``lbd=0``.
+        exactly as in the augmented columns. Irrelevant when ``alpha=0``.
 
     Attributes
     ----------
@@ -64,7 +65,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
     selected_ : tuple of (int, int)
         ``(kernel index, pivot row)`` of each selected Cholesky column, in the order of selection.
     rank_ : tuple of int
-        Number of columns of each kernel. Their sum ``n_components_`` is ``rank`` unless the
+        Number of columns of each kernel. Their sum ``n_components_`` is ``n_components`` unless the
         kernels' residuals ran out, or a column added no new direction, before that.
     n_components_ : int
         Number of selected columns.
@@ -98,7 +99,8 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
-    >>> model = MklarenRegressor([Linear(), Gaussian(gamma=0.5)], rank=8, delta=5, lbd=0.01)
+    >>> kernels = [Linear(), Gaussian(gamma=0.5)]
+    >>> model = MklarenRegressor(kernels, n_components=8, lookahead=5, alpha=0.01)
     >>> model = model.fit(X, y)
     >>> model.n_components_, sum(model.rank_)
     (8, 8)
@@ -108,9 +110,9 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "kernels": [list, tuple, None],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left")],
-        "delta": [Interval(numbers.Integral, 1, None, closed="left")],
-        "lbd": [Interval(numbers.Real, 0, None, closed="left")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "lookahead": [Interval(numbers.Integral, 1, None, closed="left")],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "first_pivot": [StrOptions(set(FIRST_PIVOT_RULES))],
         "scoring": [StrOptions(set(LAMBDA_SCORINGS))],
     }
@@ -118,17 +120,17 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
     def __init__(
         self,
         kernels: Sequence[Kernel] | None = None,
-        rank: int = 14,
-        delta: int = 10,
-        lbd: float = 0.0,
+        n_components: int = 14,
+        lookahead: int = 10,
+        alpha: float = 0.0,
         *,
         first_pivot: str = "abs",
         scoring: str = "reference",
     ) -> None:
         self.kernels = kernels
-        self.rank = rank
-        self.delta = delta
-        self.lbd = lbd
+        self.n_components = n_components
+        self.lookahead = lookahead
+        self.alpha = alpha
         self.first_pivot = first_pivot
         self.scoring = scoring
 
@@ -139,7 +141,7 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
         return tags
 
     def fit(self, X: Array, y: Array) -> MklarenRegressor:
-        """Select ``rank`` Cholesky columns over the kernels and fit the regression.
+        """Select ``n_components`` Cholesky columns over the kernels and fit the regression.
 
         Parameters
         ----------
@@ -159,9 +161,9 @@ class MklarenRegressor(RegressorMixin, BaseEstimator):
             kernels,
             X,
             y,
-            int(self.rank),
-            delta=int(self.delta),
-            lbd=float(self.lbd),
+            int(self.n_components),
+            lookahead=int(self.lookahead),
+            alpha=float(self.alpha),
             first_pivot=self.first_pivot,
             scoring=self.scoring,
             xp=xp,

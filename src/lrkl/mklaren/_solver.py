@@ -93,7 +93,7 @@ class MklarenFit(NamedTuple):
     col_norm: Array  # shape: (K',), ‖P g_t‖, the norm of the centred column
     beta: Array  # shape: (K',), β* of eq. (18), on the augmented unit columns
     fitted: Array  # shape: (n,), bias + μ[:n], the training fit
-    lbd: float  # the ℓ2 parameter λ the fit used
+    alpha: float  # the ℓ2 parameter λ the fit used
 
 
 class _KernelState:
@@ -123,7 +123,7 @@ def candidate_correlations(
     r: Array,  # shape: (n + K,), augmented residual
     u: Array,  # shape: (n + K,), augmented bisector
     *,
-    lbd: float,
+    alpha: float,
     scoring: str = "reference",
     xp: ModuleType,
 ) -> tuple[Array, Array, Array]:
@@ -152,7 +152,7 @@ def candidate_correlations(
     p = lookahead.shape[0]
     quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(p)], axis=0)
     num_r, num_u = _projections(lookahead, r, u, xp=xp)
-    return _correlations(quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp)
+    return _correlations(quad, num_r, num_u, r, u, alpha=alpha, scoring=scoring, total=total, xp=xp)
 
 
 def _quadratic_form(look: Array, *, xp: ModuleType) -> Array:
@@ -184,21 +184,21 @@ def _correlations(
     r: Array,
     u: Array,
     *,
-    lbd: float,
+    alpha: float,
     scoring: str,
     total: int,
     xp: ModuleType,
 ) -> tuple[Array, Array, Array]:
     quad = xp.clip(quad, min=0.0)
     if scoring == "reference":
-        root = math.sqrt(lbd)
+        root = math.sqrt(alpha)
         num_r = num_r - root * xp.mean(r)
         num_u = num_u - root * xp.mean(u)
-        norm = xp.sqrt(quad + lbd * (1.0 - 1.0 / total))
+        norm = xp.sqrt(quad + alpha * (1.0 - 1.0 / total))
         scale = norm
     else:
         norm = xp.sqrt(quad)
-        scale = norm * math.sqrt(1.0 + lbd)
+        scale = norm * math.sqrt(1.0 + alpha)
     ok = norm > 0
     safe = xp.where(ok, scale, xp.ones_like(scale))
     zero = xp.zeros_like(quad)
@@ -376,10 +376,10 @@ def mklaren_fit(
     kernels: Sequence[Kernel],
     X: Array,  # shape: (n, dim), validated
     y: Array,  # shape: (n,), validated
-    rank: int,
+    n_components: int,
     *,
-    delta: int = 10,
-    lbd: float = 0.0,
+    lookahead: int = 10,
+    alpha: float = 0.0,
     first_pivot: str = "abs",
     scoring: str = "reference",
     callback: Callable[[int, int, int, Array], None] | None = None,
@@ -395,12 +395,12 @@ def mklaren_fit(
         Training inputs, finite and floating.
     y : array, shape (n,)
         Training targets in the dtype of ``X``.
-    rank : int
+    n_components : int
         Total rank ``K``: the number of iterations, i.e. of Cholesky columns over all kernels.
-    delta : int
+    lookahead : int
         Look-ahead ``δ``: the number of further Cholesky columns per kernel that approximate the
         candidates.
-    lbd : float
+    alpha : float
         ℓ2 parameter ``λ ≥ 0`` (augmentation, §5).
     first_pivot : {"abs", "signed"}
         See :data:`FIRST_PIVOT_RULES`.
@@ -418,39 +418,39 @@ def mklaren_fit(
     """
     n = X.shape[0]
     dtype, device = X.dtype, X.device
-    total = n + rank
+    total = n + n_components
     bias = xp.mean(y)
     r = xp.zeros(total, dtype=dtype, device=device)
     r[:n] = y - bias
     mu = xp.zeros_like(r)
     u = xp.zeros_like(r)
-    Ht = xp.zeros((rank, total), dtype=dtype, device=device)  # Hᵀ: row t is column h_t
-    L = xp.zeros((rank, rank), dtype=dtype, device=device)  # Cholesky factor of HᵀH
-    columns_t = xp.zeros((rank, n), dtype=dtype, device=device)  # raw column g_t in row t
-    col_mean = xp.zeros(rank, dtype=dtype, device=device)
-    col_norm = xp.zeros(rank, dtype=dtype, device=device)
-    scale = 1.0 / math.sqrt(1.0 + lbd)
-    aug = math.sqrt(lbd) * scale
+    Ht = xp.zeros((n_components, total), dtype=dtype, device=device)  # Hᵀ: row t is column h_t
+    L = xp.zeros((n_components, n_components), dtype=dtype, device=device)  # Cholesky factor of HᵀH
+    columns_t = xp.zeros((n_components, n), dtype=dtype, device=device)  # raw column g_t in row t
+    col_mean = xp.zeros(n_components, dtype=dtype, device=device)
+    col_norm = xp.zeros(n_components, dtype=dtype, device=device)
+    scale = 1.0 / math.sqrt(1.0 + alpha)
+    aug = math.sqrt(alpha) * scale
 
     states = [_KernelState(kernel._diag(X, xp=xp), xp=xp) for kernel in kernels]
     empty = xp.zeros((n, 0), dtype=dtype, device=device)
     looks = []
     for kernel, state in zip(kernels, states, strict=True):
-        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state, [], delta, xp=xp)
+        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state, [], lookahead, xp=xp)
         looks.append(cols)
-    lookahead = xp.stack([xp.matrix_transpose(look) for look in looks], axis=0)  # (p, δ, n)
+    ahead = xp.stack([xp.matrix_transpose(look) for look in looks], axis=0)  # (p, δ, n)
     del looks
     # bᵀMb changes only for the kernel whose look-ahead is refreshed.
-    quad = xp.stack([_quadratic_form(lookahead[q, ...], xp=xp) for q in range(len(kernels))])
+    quad = xp.stack([_quadratic_form(ahead[q, ...], xp=xp) for q in range(len(kernels))])
     d = xp.stack([state.d for state in states], axis=0)  # shape: (p, n)
     big_c = big_a = None
     kernel_of: list[int] = []
     pivot_of: list[int] = []
 
-    for t in range(rank):
-        num_r, num_u = _projections(lookahead, r, u, xp=xp)
+    for t in range(n_components):
+        num_r, num_u = _projections(ahead, r, u, xp=xp)
         c, a, norm = _correlations(
-            quad, num_r, num_u, r, u, lbd=lbd, scoring=scoring, total=total, xp=xp
+            quad, num_r, num_u, r, u, alpha=alpha, scoring=scoring, total=total, xp=xp
         )
         eligible = (d > 0) & (norm > 0)
         proposes = xp.max(xp.where(eligible, xp.abs(c), xp.zeros_like(c)), axis=1)
@@ -467,7 +467,7 @@ def mklaren_fit(
         q, pivot = chosen
         state = states[q]
         exact = xp.matrix_transpose(_take_rows(columns_t, state.columns, xp=xp))
-        g, new_look = _refresh(state, kernels[q], X, exact, pivot, delta, xp=xp)
+        g, new_look = _refresh(state, kernels[q], X, exact, pivot, lookahead, xp=xp)
 
         # The new unit column h_t = [P g/‖P g‖; √λ e_t]/√(1 + λ) (eqs. 4 and 27).
         g_mean = xp.mean(g)
@@ -487,8 +487,8 @@ def mklaren_fit(
         d[q, :] = state.d
         state.pivots.append(pivot)
         state.columns.append(t)
-        lookahead[q, :, :] = xp.matrix_transpose(new_look)
-        quad[q, :] = _quadratic_form(lookahead[q, ...], xp=xp)
+        ahead[q, :, :] = xp.matrix_transpose(new_look)
+        quad[q, :] = _quadratic_form(ahead[q, ...], xp=xp)
         columns_t[t, :] = g
         col_mean[t] = g_mean
         col_norm[t] = g_norm
@@ -508,14 +508,14 @@ def mklaren_fit(
             mu = mu + gamma * u
             r = r - gamma * u
         u, big_a, big_c = _bisector(Ht[: t + 1, :], L[: t + 1, : t + 1], r, xp=xp)
-        if t == rank - 1:
+        if t == n_components - 1:
             mu = mu + (big_c / big_a) * u
             r = r - (big_c / big_a) * u
         if callback is not None:
             callback(t, q, pivot, bias + mu[:n])
 
     used = len(kernel_of)
-    if 0 < used < rank:
+    if 0 < used < n_components:
         # Stopped early: finish with the least-squares step on the columns that were selected.
         mu = mu + (big_c / big_a) * u
     beta = _coefficients(Ht[:used, :], L[:used, :used], mu, xp=xp)
@@ -528,7 +528,7 @@ def mklaren_fit(
         col_norm=col_norm[:used],
         beta=beta,
         fitted=bias + mu[:n],
-        lbd=float(lbd),
+        alpha=float(alpha),
     )
 
 
@@ -615,7 +615,7 @@ def _index(values: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
 
 def _unit_weights(fit: MklarenFit) -> Array:
     """``β'_t = β*_t / (‖Pg_t‖√(1+λ))``: the weights of the raw (centred) Cholesky columns."""
-    return fit.beta / (fit.col_norm * math.sqrt(1.0 + fit.lbd))
+    return fit.beta / (fit.col_norm * math.sqrt(1.0 + fit.alpha))
 
 
 def mklaren_predict(

@@ -1,0 +1,107 @@
+"""What every public estimator shares: scikit-learn's estimator checks, parameter validation with
+scikit-learn's ``InvalidParameterError``, and one meaning of ``fit_intercept``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lrkl import (
+    AlignmentKernelRidge,
+    KernelRidgeExact,
+    KernelRidgeSubset,
+    LowRankRidge,
+    MklarenRegressor,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformKernelRidge,
+    UniformRankOneRidge,
+)
+from lrkl._backend import to_numpy
+from lrkl.kernels import Gaussian, Linear
+from lrkl.lowrank import LowRankFeatures
+
+TWO_KERNELS = [Gaussian(gamma=0.1), Linear()]
+
+#: One instance (or a few configurations) of every public estimator.
+ESTIMATORS = [
+    SLKLRegressor(),
+    SLKLRegressor(mode="direct", selection="random", step="newton"),
+    SLKLRegressorCV(nus=[1.0, 0.1, 0.01], cv=3),
+    KernelRidgeExact(),
+    KernelRidgeSubset(),
+    UniformRankOneRidge(),
+    LowRankRidge(TWO_KERNELS, rank=[3, 10], method="icd"),
+    LowRankRidge(TWO_KERNELS, rank=[3, 10], method="csi", lookahead=2),
+    LowRankRidge(TWO_KERNELS, rank=[3, 10], method="nystrom", random_state=0),
+    LowRankFeatures(TWO_KERNELS, rank=[3, 10]),
+    LowRankFeatures(TWO_KERNELS, rank=3, method="nystrom", n_landmarks=8, random_state=0),
+    UniformKernelRidge(TWO_KERNELS),
+    *(AlignmentKernelRidge(TWO_KERNELS, method=m) for m in ("align", "alignf", "alignfc")),
+    MklarenRegressor(n_components=14, lookahead=5),
+]
+
+
+@parametrize_with_checks(ESTIMATORS)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+#: A value of a parameter of each estimator class that its constraints refuse.
+INVALID = [
+    (SLKLRegressor, {"fit_intercept": "yes"}),
+    (SLKLRegressor, {"verbose": "loud"}),
+    (SLKLRegressorCV, {"cv": "five"}),
+    (KernelRidgeExact, {"alpha": 0.0}),
+    (KernelRidgeSubset, {"n_columns": 0}),
+    (UniformRankOneRidge, {"weight": -1.0}),
+    (LowRankRidge, {"method": "svd"}),
+    (LowRankFeatures, {"kappa": 2.0}),
+    (UniformKernelRidge, {"fit_intercept": 1.5}),
+    (AlignmentKernelRidge, {"method": "best"}),
+    (MklarenRegressor, {"lookahead": 0}),
+]
+
+
+@pytest.mark.parametrize(("cls", "params"), INVALID, ids=lambda v: getattr(v, "__name__", str(v)))
+def test_invalid_parameters_raise_sklearns_error(cls, params):
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    name = next(iter(params))
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter of {cls.__name__}"):
+        cls(**params).fit(X, X[:, 0])
+
+
+def test_every_public_estimator_is_covered():
+    from sklearn.base import BaseEstimator
+
+    import lrkl
+
+    public = {
+        getattr(lrkl, name)
+        for name in lrkl.__all__
+        if isinstance(getattr(lrkl, name), type) and issubclass(getattr(lrkl, name), BaseEstimator)
+    } | {LowRankFeatures}
+    assert public == {type(e) for e in ESTIMATORS}
+    assert public == {cls for cls, _ in INVALID}
+
+
+def test_one_intercept_model(backend):
+    """KernelRidgeExact(fit_intercept=True) and UniformKernelRidge with one kernel are one model."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = 3.0 + np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
+    X_test = rng.normal(size=(15, 3))
+    kernel = Gaussian(gamma=0.3)
+    exact = KernelRidgeExact(kernel, alpha=0.5, fit_intercept=True)
+    uniform = UniformKernelRidge([kernel], alpha=0.5)
+    Xb, yb = backend.asarray(X), backend.asarray(y)
+    exact.fit(Xb, yb)
+    uniform.fit(Xb, yb)
+    assert exact.intercept_.shape == uniform.intercept_.shape == ()
+    np.testing.assert_allclose(to_numpy(exact.intercept_), to_numpy(uniform.intercept_), rtol=1e-10)
+    Xt = backend.asarray(X_test)
+    np.testing.assert_allclose(
+        to_numpy(exact.predict(Xt)), to_numpy(uniform.predict(Xt)), rtol=1e-10, atol=1e-12
+    )
