@@ -26,6 +26,7 @@ def tests(session: nox.Session) -> None:
     """The default test run: NumPy and array-api-strict (both devices); slow tests excluded."""
     session.install(".[test]")
     session.run(*PYTEST, "-m", "not slow", *session.posargs)
+    session.run(*PYTEST, "--doctest-modules", "src/lrkl", "-p", "no:cacheprovider")
 
 
 @nox.session

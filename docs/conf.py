@@ -2,10 +2,24 @@
 
 project = "lrkl"
 author = "the lrkl developers"
-extensions = ["sphinx.ext.autodoc", "sphinx.ext.napoleon"]
-napoleon_google_docstring = False
-napoleon_numpy_docstring = True
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "numpydoc",
+    "sphinx_gallery.gen_gallery",
+]
+autosummary_generate = True
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
-html_theme = "alabaster"
-exclude_patterns = ["_build"]
+numpydoc_show_class_members = False
+numpydoc_validation_checks: set[str] = set()
+html_theme = "pydata_sphinx_theme"
+html_theme_options = {"github_url": "https://github.com/lrkl/lrkl"}
+exclude_patterns = ["_build", "generated/gallery/*.ipynb"]
+sphinx_gallery_conf = {
+    "examples_dirs": "../examples",
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+}
+suppress_warnings = ["config.cache"]

@@ -6,11 +6,12 @@ host round trips), torch on the CPU when installed, and cupy (skipped without an
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
+
+from lrkl._backend import BackendUnavailable, resolve_backend
 
 
 class Backend(NamedTuple):
@@ -29,32 +30,13 @@ class Backend(NamedTuple):
 
 
 def _make_backend(name: str) -> Backend:
-    if name == "numpy":
-        import array_api_compat.numpy as xp
-
-        return Backend(name, xp, "cpu")
-    if name.startswith("array_api_strict"):
-        xp = pytest.importorskip("array_api_strict")
-        device = xp.Device("device1") if name.endswith("device1") else xp.Device("CPU_DEVICE")
-        return Backend(name, xp, device)
-    if name == "torch":
-        pytest.importorskip(
-            "torch", reason="torch is not installed (nox -s tests_torch installs it)"
-        )
-        import array_api_compat.torch as xp
-
-        return Backend(name, xp, "cpu")
-    if name == "cupy":
-        try:
-            cupy = importlib.import_module("cupy")
-            if cupy.cuda.runtime.getDeviceCount() < 1:
-                raise RuntimeError("no CUDA device")
-        except Exception as exc:  # ImportError, CUDA runtime errors: no usable GPU here
-            pytest.skip(f"cupy needs an NVIDIA GPU: {type(exc).__name__}: {exc}")
-        import array_api_compat.cupy as xp
-
-        return Backend(name, xp, cupy.cuda.Device(0))
-    raise ValueError(name)
+    try:
+        xp, device = resolve_backend(name)
+    except BackendUnavailable as exc:
+        if name == "cupy":
+            pytest.skip(f"cupy needs an NVIDIA GPU: {exc}")
+        pytest.skip(f"{name} is not installed (nox -s tests_{name} installs it): {exc}")
+    return Backend(name, xp, device)
 
 
 BACKENDS = ["numpy", "array_api_strict", "array_api_strict:device1", "torch", "cupy"]

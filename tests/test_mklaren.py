@@ -361,15 +361,16 @@ def test_sentiment_loader(tmp_path):
         "train": ["good:2 great:1 #label#:5", "bad:1 not_good:1 #label#:1", "good:1 #label#:4"],
         "test": ["great:1 bad:2 unseen:3 #label#:2"],
     }
+    (tmp_path / "sentiment-blitzer").mkdir()
     for part, rows in lines.items():
-        with gzip.open(tmp_path / f"kitchen_{part}.gz", "wt") as fh:
+        with gzip.open(tmp_path / "sentiment-blitzer" / f"kitchen_{part}.gz", "wt") as fh:
             fh.write("\n".join(rows) + "\n")
-    data = load_sentiment("kitchen", data_dir=tmp_path, max_features=4)
+    data = load_sentiment("kitchen", data_home=tmp_path, max_features=4)
     assert data.features == ["good", "bad", "great"]  # not_good duplicates bad's column
     np.testing.assert_array_equal(data.X_train, [[2, 0, 1], [0, 1, 0], [1, 0, 0]])
     np.testing.assert_array_equal(data.X_test, [[0, 2, 1]])
     np.testing.assert_array_equal(data.y_train, [5, 1, 4])
     with pytest.raises(ValueError, match="dvd"):
-        load_sentiment("dvd", data_dir=tmp_path)
-    with pytest.raises(FileNotFoundError, match="data_dir"):
-        load_sentiment("books", data_dir=tmp_path)
+        load_sentiment("dvd", data_home=tmp_path)
+    with pytest.raises(FileNotFoundError, match="data_home"):
+        load_sentiment("books", data_home=tmp_path)

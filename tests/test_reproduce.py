@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 
@@ -22,11 +20,10 @@ def test_reproduce_slkl_quick(tmp_path):
 @pytest.mark.slow
 def test_reproduce_mklaren_quick(tmp_path):
     from lrkl._cli import main
+    from lrkl.datasets import get_data_home
 
-    sentiment = Path(__file__).resolve().parents[2] / "shared" / "data" / "sentiment-blitzer"
+    sentiment = get_data_home() / "sentiment-blitzer"
     argv = ["reproduce", "mklaren", "--quick", "--out", str(tmp_path)]
-    if sentiment.is_dir():
-        argv += ["--data-dir", str(sentiment)]
     assert main(argv) == 0
     table1 = (tmp_path / "table1.md").read_text(encoding="utf-8")
     for word in ("mklaren", "csi", "icd", "nystrom", "uniform", "paper (mklaren)", "boston"):

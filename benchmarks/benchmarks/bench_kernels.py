@@ -7,7 +7,7 @@ import numpy as np
 from lrkl._backend import synchronize
 from lrkl.kernels import Gaussian
 
-from ._backends import BACKENDS, namespace, to_backend
+from .common import BACKENDS, namespace, to_backend
 
 N_FEATURES = 10
 

@@ -13,7 +13,7 @@ from lrkl import lowrank
 from lrkl._backend import synchronize, to_numpy
 from lrkl.kernels import Gaussian
 
-from ._backends import BACKENDS, namespace, to_backend
+from .common import BACKENDS, namespace, to_backend
 
 N_FEATURES = 8
 LOOKAHEAD = 10

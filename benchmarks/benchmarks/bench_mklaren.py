@@ -16,7 +16,7 @@ from lrkl import MklarenRegressor
 from lrkl._backend import synchronize
 from lrkl.kernels import Gaussian
 
-from ._backends import namespace, to_backend
+from .common import namespace, to_backend
 
 GAMMAS = [2.0**e for e in range(-3, 4)]  # the paper's seven Gaussian kernels
 

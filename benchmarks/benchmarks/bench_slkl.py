@@ -1,7 +1,8 @@
 """SLKL: cost of one iteration per form, peak memory of a fit, iterations and seconds to an
 objective gap per selection rule and step, and test MSE on sinc.
 
-The per-iteration grid (n up to 10⁵, m0 up to 256) is the issue's; its largest setups take a few
+The per-iteration grid (n up to 10⁵, m0 up to 256) is the one the SLKL targets name; its largest
+setups take a few
 seconds each (one pass over the rows plus a warm start). ``asv run --quick`` runs each case once.
 """
 
@@ -17,7 +18,7 @@ from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
 from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
 
-from ._backends import namespace, to_backend
+from .common import namespace, to_backend
 
 KERNEL = Gaussian(sigma2=1.0)
 

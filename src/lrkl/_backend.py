@@ -15,6 +15,8 @@ import numpy as np
 import scipy.sparse
 
 __all__ = [
+    "BACKEND_NAMES",
+    "BackendUnavailable",
     "check_array",
     "check_consistent_length",
     "default_float",
@@ -25,6 +27,7 @@ __all__ = [
     "get_namespace",
     "host_namespace",
     "index_array",
+    "resolve_backend",
     "synchronize",
     "to_numpy",
 ]
@@ -216,3 +219,60 @@ def ensure_array(x: Any, /, *, name: str) -> Array:
         msg = f"Complex data not supported: {name} has dtype {x.dtype}, expected real values"
         raise ValueError(msg)
     return x
+
+
+# --------------------------------------------------------------------------- backends by name
+
+#: The names :func:`resolve_backend` knows, as the CLI, the tests and the benchmarks spell them.
+BACKEND_NAMES = ("numpy", "torch", "cupy", "array_api_strict", "array_api_strict:device1")
+
+_INSTALL = {
+    "torch": "pip install torch  (the CPU build: pip install torch --index-url "
+    "https://download.pytorch.org/whl/cpu)",
+    "cupy": "pip install 'lrkl[cupy]'  (needs an NVIDIA GPU and CUDA 12)",
+    "array_api_strict": "pip install 'lrkl[test]'",
+}
+
+
+class BackendUnavailable(ImportError):
+    """The array library asked for by name is not installed, or has no device to run on."""
+
+
+def resolve_backend(name: str) -> tuple[ModuleType, Any]:
+    """The array namespace and device of the backend called ``name`` (one of
+    :data:`BACKEND_NAMES`): the one resolver shared by the CLI, the tests and the benchmarks.
+
+    Raises :class:`BackendUnavailable` with the install line when the library is missing (or,
+    for CuPy, when no GPU is visible), and :class:`ValueError` for an unknown name.
+    """
+    library = name.split(":")[0]
+    if name not in BACKEND_NAMES:
+        msg = f"backend must be one of {BACKEND_NAMES}, received {name!r}"
+        raise ValueError(msg)
+    if name == "numpy":
+        import array_api_compat.numpy as xp
+
+        return xp, "cpu"
+    try:
+        if library == "array_api_strict":
+            import array_api_strict as xp
+
+            device = "device1" if name.endswith("device1") else "CPU_DEVICE"
+            return xp, xp.Device(device)
+        if name == "torch":
+            import array_api_compat.torch as xp
+
+            return xp, "cpu"
+        import cupy
+
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            msg = "no CUDA device is visible"
+            raise RuntimeError(msg)
+        import array_api_compat.cupy as xp
+
+        return xp, cupy.cuda.Device(0)
+    except Exception as exc:  # ImportError, CUDA runtime errors: not usable here
+        msg = (
+            f"backend {name!r} is not available ({type(exc).__name__}: {exc}); {_INSTALL[library]}"
+        )
+        raise BackendUnavailable(msg) from exc

@@ -21,7 +21,7 @@ ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
 
 
 def kernel_alignment(Ks: Sequence[Array], y: Array, /) -> tuple[Array, Array]:
-    """Centred-alignment statistics of full kernel matrices (MKLAREN.md §10).
+    """Centred-alignment statistics of full kernel matrices (:ref:`mklaren-alignment`).
 
     ``a_q = ⟨P K_q P, y yᵀ⟩_F = (P y)ᵀ K_q (P y)`` and ``M_ql = ⟨P K_q P, P K_l P⟩_F``; ``y`` of
     shape ``(n, t)`` uses ``Y Yᵀ``. ``O(p² n²)``.

@@ -20,7 +20,7 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
     """Centred-alignment statistics of kernels given by factors ``K_q ≈ G_q G_qᵀ``.
 
     ``a_q = ⟨P K_q P, y yᵀ⟩_F = ‖G_qcᵀ y‖²`` and ``M_ql = ⟨P K_q P, P K_l P⟩_F =
-    ‖G_qcᵀ G_lc‖²_F`` with ``G_qc = P G_q`` the column-centred factors (MKLAREN.md §10,
+    ‖G_qcᵀ G_lc‖²_F`` with ``G_qc = P G_q`` the column-centred factors (:ref:`mklaren-alignment`,
     low-rank variants); ``y`` of shape ``(n, t)`` uses ``Y Yᵀ``. Costs ``O(n (Σ r_q)²)``, no
     ``n × n`` matrix; with rank-one factors (one feature per kernel) ``M = (G_cᵀ G_c)²``
     elementwise.

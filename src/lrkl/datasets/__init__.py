@@ -1,5 +1,6 @@
 """Data sets of the papers lrkl reproduces: generators, and loaders of the bundled files."""
 
+from lrkl.datasets._home import get_data_home
 from lrkl.datasets._mklaren import (
     MKLAREN_DATASETS,
     SENTIMENT_DOMAINS,
@@ -16,6 +17,7 @@ __all__ = [
     "ProtocolDataset",
     "RegressionDataset",
     "SentimentDataset",
+    "get_data_home",
     "load_abalone",
     "load_boston",
     "load_mklaren_protocol",

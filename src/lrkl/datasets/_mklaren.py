@@ -2,10 +2,10 @@
 
 - :func:`load_mklaren_protocol` reads the bundled rows, preprocessing and five 60/20/20 splits of
   the authors' 2016 script (``lrkl/data/data_<name>_unitnorm.npz``, ``splits_<name>_unitnorm.json``;
-  see ``MKLAREN.md`` §11).
+  see :ref:`mklaren-protocol`).
 - :func:`load_sentiment` reads one domain of the multi-domain sentiment data of Blitzer et al.
-  (2007). The files are too large to bundle: they are read from ``data_dir``, by default
-  ``../shared/data/sentiment-blitzer`` relative to the current directory when that folder exists.
+  (2007). The files are too large to bundle: they are read from ``sentiment-blitzer/`` in the
+  data home (:func:`get_data_home`: ``data_home=``, else ``LRKL_DATA``, else ``~/lrkl_data``).
 
 The arrays are NumPy arrays on the host; move them to another namespace on purpose.
 """
@@ -21,6 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lrkl.datasets._home import get_data_home
+
 __all__ = [
     "MKLAREN_DATASETS",
     "SENTIMENT_DOMAINS",
@@ -35,7 +37,8 @@ MKLAREN_DATASETS = ("boston", "kin", "pumadyn", "abalone", "comp", "ionosphere",
 #: Domains of the sentiment data with both a training and a test file (dvd has no test file).
 SENTIMENT_DOMAINS = ("books", "electronics", "kitchen")
 _ALL_DOMAINS = (*SENTIMENT_DOMAINS, "dvd")
-DEFAULT_SENTIMENT_DIR = Path("..") / "shared" / "data" / "sentiment-blitzer"
+#: The sub-folder of the data home holding the Blitzer sentiment files.
+SENTIMENT_FOLDER = "sentiment-blitzer"
 
 
 class ProtocolDataset(NamedTuple):
@@ -119,7 +122,7 @@ def _matrix(docs: list[Counter], index: dict[str, int]) -> np.ndarray:
 
 
 def load_sentiment(
-    domain: str, *, data_dir: str | Path | None = None, max_features: int = 4000
+    domain: str, *, data_home: str | Path | None = None, max_features: int = 4000
 ) -> SentimentDataset:
     """One domain of the Blitzer et al. sentiment data, with its given train/test split.
 
@@ -131,9 +134,10 @@ def load_sentiment(
     ----------
     domain : {"books", "electronics", "kitchen"}
         dvd is refused: its test file is missing from the data.
-    data_dir : path, optional
-        Folder holding ``<domain>_train.gz`` and ``<domain>_test.gz``; default
-        ``../shared/data/sentiment-blitzer`` relative to the current directory.
+    data_home : path, optional
+        The data home (:func:`lrkl.datasets.get_data_home`: ``LRKL_DATA`` or ``~/lrkl_data``
+        by default); the files ``<domain>_train.gz`` and ``<domain>_test.gz`` are read from its
+        sub-folder ``sentiment-blitzer``.
     max_features : int, default=4000
 
     Returns
@@ -149,11 +153,15 @@ def load_sentiment(
     if not isinstance(max_features, int) or max_features < 1:
         msg = f"max_features must be an integer >= 1, received {max_features!r}"
         raise ValueError(msg)
-    folder = Path(data_dir) if data_dir is not None else DEFAULT_SENTIMENT_DIR
+    folder = get_data_home(data_home) / SENTIMENT_FOLDER
     train, test = folder / f"{domain}_train.gz", folder / f"{domain}_test.gz"
     for path in (train, test):
         if not path.exists():
-            msg = f"sentiment file {path} not found; pass data_dir= the folder holding it"
+            msg = (
+                f"sentiment file {path} not found; put the Blitzer files in {folder} or point "
+                "data_home= (or the LRKL_DATA variable) at the folder that holds "
+                f"{SENTIMENT_FOLDER}/"
+            )
             raise FileNotFoundError(msg)
     docs_train, y_train = _read_reviews(train)
     docs_test, y_test = _read_reviews(test)

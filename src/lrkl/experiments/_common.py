@@ -4,63 +4,41 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
-T = TypeVar("T")
+from tqdm import tqdm
 
-BACKENDS = ("numpy", "torch", "cupy", "array_api_strict")
+from lrkl._backend import BACKEND_NAMES, BackendUnavailable, resolve_backend
+
+T = TypeVar("T")
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:
     """Add ``--backend`` (the array library the experiment computes in)."""
     parser.add_argument(
         "--backend",
-        choices=BACKENDS,
+        choices=BACKEND_NAMES,
         default="numpy",
-        help="array library to compute in (default: numpy)",
+        help="array library to compute in (default: %(default)s)",
     )
 
 
 def namespace(name: str) -> tuple[ModuleType, Any]:
-    """The array namespace and device for ``--backend name``."""
-    if name == "numpy":
-        import array_api_compat.numpy as xp
-
-        return xp, "cpu"
-    if name == "torch":
-        import array_api_compat.torch as xp
-
-        return xp, "cpu"
-    if name == "cupy":
-        import array_api_compat.cupy as xp
-
-        return xp, None
-    import array_api_strict as xp
-
-    return xp, xp.Device("CPU_DEVICE")
+    """The array namespace and device for ``--backend name``; exits with the install line when
+    the library is missing."""
+    try:
+        return resolve_backend(name)
+    except BackendUnavailable as exc:
+        raise SystemExit(f"lrkl: {exc}") from exc
 
 
 def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
-    """Yield ``items`` while drawing a one-line progress bar with elapsed time on stderr."""
-    start = time.perf_counter()
-    width = 30
-    for done, item in enumerate(items):
-        _draw(done, total, label, start, width)
-        yield item
-    _draw(total, total, label, start, width)
-    sys.stderr.write("\n")
-
-
-def _draw(done: int, total: int, label: str, start: float, width: int) -> None:
-    filled = width * done // max(total, 1)
-    bar = "#" * filled + "-" * (width - filled)
-    elapsed = time.perf_counter() - start
-    sys.stderr.write(f"\r{label} [{bar}] {done}/{total} {elapsed:6.1f}s")
-    sys.stderr.flush()
+    """Yield ``items`` under a tqdm progress bar on stderr; silent when stderr is not a terminal
+    (logs and CI get no carriage returns)."""
+    yield from tqdm(items, total=total, desc=label, disable=None, file=sys.stderr)
 
 
 def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

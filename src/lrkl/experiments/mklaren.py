@@ -2,7 +2,7 @@
 
 - **Table 1**: test score at total rank K = 14, 28, 42 of mklaren and of ridge regression on the
   ICD, CSI and Nyström factors (rank K/7 per kernel), and of the full-kernel uniform combination,
-  on eight data sets under the protocol of MKLAREN.md §11: the authors' rows, unit-norm
+  on eight data sets under the protocol of :ref:`mklaren-protocol`: the authors' rows, unit-norm
   preprocessing and five seeded 60/20/20 splits (bundled), seven Gaussian kernels
   θ = 2⁻³…2³, λ ∈ {10⁻³…10³} chosen on the validation part. The score is the paper's "RMSE",
   i.e. the standard deviation of the test residual; the true RMSE is reported too.
@@ -34,7 +34,6 @@ from lrkl.datasets import (
     load_mklaren_protocol,
     load_sentiment,
 )
-from lrkl.datasets._mklaren import DEFAULT_SENTIMENT_DIR
 from lrkl.experiments._common import (
     add_backend_argument,
     format_table,
@@ -75,7 +74,7 @@ PAPER_TABLE2 = {
 }
 
 #: Table 1 of the paper: the one (mean, sd) pair per row that survived the text extraction, the
-#: first column (mklaren); for boston and diabetes the issue confirms these are mklaren's.
+#: first column (mklaren); for boston and diabetes the paper's text confirms these are mklaren's.
 _PAPER_ROWS = {
     "boston": ((4.393, 0.432), (3.792, 0.454), (3.493, 0.489)),
     "kin": ((0.018, 0.000), (0.016, 0.001), (0.014, 0.000)),
@@ -91,7 +90,7 @@ PAPER_TABLE1 = {
     for name, values in _PAPER_ROWS.items()
     for rank, value in zip(RANKS, values, strict=True)
 }
-#: A Python 3 port of the authors' Mklaren under the same protocol (MKLAREN.md §11).
+#: A Python 3 port of the authors' Mklaren under the same protocol (:ref:`mklaren-protocol`).
 PORT_TABLE1 = {
     ("boston", 14): (4.55, 0.33),
     ("boston", 28): (3.90, 0.37),
@@ -126,9 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "visits every rank upwards and stops at the first one that qualifies",
     )
     parser.add_argument(
-        "--data-dir",
-        default=str(DEFAULT_SENTIMENT_DIR),
-        help="folder of the Blitzer sentiment files (default: ../shared/data/sentiment-blitzer)",
+        "--data-home",
+        default=None,
+        help="data home holding sentiment-blitzer/ (default: $LRKL_DATA, else ~/lrkl_data)",
     )
     parser.add_argument(
         "--max-features",
@@ -454,7 +453,7 @@ def sentiment(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: A
     orders_kitchen = {}
     for ax, domain in zip(axes, cfg["domains"], strict=True):
         try:
-            data = load_sentiment(domain, data_dir=args.data_dir, max_features=cfg["features"])
+            data = load_sentiment(domain, data_home=args.data_home, max_features=cfg["features"])
         except FileNotFoundError as exc:
             print(f"sentiment data not found ({exc}); Figure 3/5 left out")
             return
@@ -556,7 +555,7 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
 
     # Time vs number of rank-one kernels on books (or synthetic counts without the data).
     try:
-        data = load_sentiment("books", data_dir=args.data_dir, max_features=max(cfg["time_p"]))
+        data = load_sentiment("books", data_home=args.data_home, max_features=max(cfg["time_p"]))
         X, y, source = data.X_train, data.y_train, "books"
     except FileNotFoundError:
         X = rng.poisson(0.1, size=(1000, max(cfg["time_p"]))).astype(float)

@@ -6,10 +6,10 @@ the same features (:meth:`LowRankFactor.transform`). The kernel matrix is never 
 diagonal and single columns or ``n × m`` blocks ``K[:, S]`` are evaluated.
 
 - :func:`icd`: pivoted incomplete Cholesky decomposition (Fine & Scheinberg 2001), the greedy
-  pivot of largest residual diagonal (MKLAREN.md §1);
+  pivot of largest residual diagonal (:ref:`mklaren-icd`);
 - :func:`csi`: Cholesky with side information (Bach & Jordan 2005), pivots chosen by the
   predicted decrease of ``λ tr(K − GGᵀ) + μ ‖Y − QQᵀY‖²`` estimated with look-ahead columns
-  (MKLAREN.md §8);
+  (:ref:`mklaren-csi`);
 - :func:`nystrom`: the Nyström method on uniformly sampled landmarks, either the full
   pseudo-inverse square root ``G = K[:, S] W^{−1/2}`` (scikit-learn's ``Nystroem``) or the rank-R
   form ``V = C L D^{−1/2}`` of the ℓp-MKL paper (top-R eigenpairs of ``W = K[S, S]``).

@@ -11,9 +11,6 @@ from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
 
 Array = Any
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
-NYSTROM_EIGENVALUE_FLOOR = 1e-12
-
 
 # --------------------------------------------------------------------------- Cholesky columns
 
@@ -53,7 +50,7 @@ def icd_column(
 ) -> Array:
     """One pivoted-Cholesky column: ``g = (K[:, i] − G[:, :k] G[i, :k]ᵀ) / sqrt(d_i)``.
 
-    This is step 2 of the incomplete Cholesky decomposition (MKLAREN.md §1, eq. 2) for pivot
+    This is step 2 of the incomplete Cholesky decomposition (:ref:`mklaren-icd`, eq. 2) for pivot
     ``i = pivot``, evaluating only column ``i`` of the kernel matrix (``n`` kernel values) and
     costing ``O(n k)`` flops. Neither ``G`` nor ``d`` is modified: the caller stores ``g`` as
     column ``k`` of ``G`` and updates the residual diagonal, ``d ← d − g²`` then ``d[i] ← 0``.

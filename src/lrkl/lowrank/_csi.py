@@ -19,9 +19,6 @@ from lrkl.lowrank._factor import (
 
 Array = Any
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
-NYSTROM_EIGENVALUE_FLOOR = 1e-12
-
 
 # --------------------------------------------------------------------------- CSI
 
@@ -39,7 +36,7 @@ def csi(
     tol: float = 1e-10,
     gain_tol: float = 0.0,
 ) -> LowRankFactor:
-    """Cholesky decomposition with side information (Bach & Jordan 2005), MKLAREN.md §8.
+    """Cholesky decomposition with side information (Bach & Jordan 2005), :ref:`mklaren-csi`.
 
     A pivoted incomplete Cholesky factor ``G`` of ``K`` whose pivots are chosen greedily to
     decrease
@@ -272,7 +269,7 @@ def _csi_scores(
     *,
     xp: ModuleType,
 ) -> Array:
-    """Predicted gains ``λ ΔJ_K(i) + μ ΔJ_Y(i)`` of every point (MKLAREN.md §8, step 2).
+    """Predicted gains ``λ ΔJ_K(i) + μ ΔJ_Y(i)`` of every point (:ref:`mklaren-csi`, step 2).
 
     ``η_i = d_i² − (d_i − d̂_i)²`` needs no look-ahead mask: ``d̂`` is exactly 0 at the look-ahead
     pivots, where it gives 0. Without look-ahead (``δ = 0``) ``ΔJ_K(i) = d_i``, the ICD rule.

@@ -13,9 +13,6 @@ from lrkl.kernels import Kernel
 
 Array = Any
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
-NYSTROM_EIGENVALUE_FLOOR = 1e-12
-
 
 # --------------------------------------------------------------------------- result
 

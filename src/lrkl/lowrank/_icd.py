@@ -12,15 +12,12 @@ from lrkl.lowrank._factor import LowRankFactor, _check_kernel, _check_nonnegativ
 
 Array = Any
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
-NYSTROM_EIGENVALUE_FLOOR = 1e-12
-
 
 # --------------------------------------------------------------------------- ICD
 
 
 def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRankFactor:
-    """Pivoted incomplete Cholesky decomposition of ``K = k(X, X)`` (MKLAREN.md §1).
+    """Pivoted incomplete Cholesky decomposition of ``K = k(X, X)`` (:ref:`mklaren-icd`).
 
     At each step the pivot is the point of largest residual diagonal ``d_i`` (the first on
     ties) and its column is :func:`icd_column`. The decomposition stops early, with fewer than

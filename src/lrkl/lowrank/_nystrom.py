@@ -16,7 +16,7 @@ from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_kernel, _check
 
 Array = Any
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem`` (MKLAREN.md §9).
+#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem``.
 NYSTROM_EIGENVALUE_FLOOR = 1e-12
 
 
@@ -39,7 +39,7 @@ def nystrom(
 
     - ``rank=None``: ``G = C U diag(max(s, 1e-12))^{−1/2} Uᵀ`` (n × m), the symmetric
       pseudo-inverse square root with an eigenvalue floor that scikit-learn's ``Nystroem`` and
-      the Mklaren experiments use (MKLAREN.md §9);
+      the Mklaren experiments use (:ref:`mklaren-nystrom`);
     - ``rank=R``: ``G = C U_R D_R^{−1/2}`` (n × R) with the ``R`` largest eigenpairs of ``W``,
       the ℓp-MKL paper's ``V = C L D^{−1/2}``, so ``G Gᵀ = C W_R^† Cᵀ``; eigenvalues below
       ``m · ε · s_max`` count as zero and give zero columns (a true pseudo-inverse).

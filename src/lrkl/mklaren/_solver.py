@@ -2,13 +2,13 @@
 
 The pure algorithm over arrays; :class:`lrkl.MklarenRegressor` is the estimator around it. The
 mathematics, and which of the paper's and the reference code's choices are followed where the two
-disagree, is in ``MKLAREN.md`` (§§1–7, §12); equation numbers refer to the paper.
+disagree, is on the documentation page :ref:`mklaren-math`; equation numbers refer to the paper.
 
 Outline of :func:`mklaren_fit` (``K`` iterations, ``p`` kernels, ``n`` training points):
 
 - every kernel keeps an incomplete Cholesky factor of its own (its exact columns, in the order
   they were selected) and ``δ`` *look-ahead* columns, the next ``δ`` columns of the same pivoted
-  Cholesky decomposition (§4);
+  Cholesky decomposition (:ref:`mklaren-lookahead`);
 - at each iteration the correlations with the residual of every inactive pivot of every kernel are
   *approximated* from the look-ahead columns in ``O(δ)`` each (eqs. 13–16), and the (kernel,
   pivot) that least-angle regression would add next is chosen (eq. 11);
@@ -18,13 +18,15 @@ Outline of :func:`mklaren_fit` (``K`` iterations, ``p`` kernels, ``n`` training 
   ``β`` follows from eq. (18).
 
 The bisector uses a Cholesky factor ``L`` of the Gram matrix ``HᵀH`` that grows by one row per
-iteration, ``O(nK + K²)``, the rank-one update the paper suggests (§12.10); ``Lᵀ`` is also the
+iteration, ``O(nK + K²)``, the rank-one update the paper suggests (:ref:`mklaren-deviations`);
+``Lᵀ`` is also the
 ``R`` of the thin QR of eq. (18). An iteration costs ``O(npδ + nδ(k_q + δ) + nK)``, linear in
 ``n`` and ``p``. It reads one integer (the selected kernel and pivot) and one number (a degeneracy
 check) back to the host, plus one integer when the look-ahead needs a new pivot; everything else
 stays on the arrays' device.
 
-Where MKLAREN.md §12 leaves a choice: the step-length rule, the λ term of the candidate scores
+Where :ref:`mklaren-deviations` leaves a choice: the step-length rule, the λ term of the candidate
+scores
 (``scoring="reference"``) and the look-ahead refresh follow the reference code; the first pivot
 maximises ``|c|`` as in the paper (``first_pivot="signed"`` for the code's rule); ties go to the
 largest residual diagonal. Where the reference code would fail or pick an active pivot, lrkl
@@ -134,9 +136,10 @@ def candidate_correlations(
     ``Ĝ bᵢ`` with ``bᵢ = Ĝ[i, :]`` (eq. 13; the factor ``1/√dᵢ`` cancels in the
     normalisation). With ``M = ĜᵀPĜ``, ``v_r = ĜᵀPr`` and ``v_u = ĜᵀPu`` (eqs. 14–16):
 
-    - ``scoring="reference"`` (MKLAREN.md §4): ``N = √(bᵀMb + λ(1 − 1/(n+K)))``,
+    - ``scoring="reference"`` (:ref:`mklaren-lookahead`): ``N = √(bᵀMb + λ(1 − 1/(n+K)))``,
       ``c = (bᵀv_r − √λ r̄)/N``, ``a = (bᵀv_u − √λ ū)/N`` with means over all ``n + K`` entries;
-    - ``scoring="consistent"`` (§12.7): ``N = √(bᵀMb)``, ``c = bᵀv_r/(N√(1+λ))``, likewise ``a``.
+    - ``scoring="consistent"`` (:ref:`mklaren-deviations`): ``N = √(bᵀMb)``, ``c =
+      bᵀv_r/(N√(1+λ))``, likewise ``a``.
 
     When the look-ahead spans the whole residual kernel (``δ`` at least its rank) these are the
     exact correlations. Candidates with ``N = 0`` get ``c = a = 0``. Costs ``O(npδ²)``; inside
@@ -206,7 +209,7 @@ def _correlations(
 
 
 def _step_lengths(c: Array, a: Array, big_c: Array, big_a: Array, *, xp: ModuleType) -> Array:
-    """LAR step ``min(γ⁻, γ⁺)`` under the reference's min⁺ rule (MKLAREN.md §3, §12.6).
+    """LAR step ``min(γ⁻, γ⁺)`` under the reference's min⁺ rule (:ref:`mklaren-lar`, §12.6).
 
     ``γ⁻ = (C − c)/(A − a)``, ``γ⁺ = (C + c)/(A + a)``; a ratio whose denominator is ``≤ 0`` or
     whose value is exactly 0 is discarded (``+∞``); negative ratios are kept, because with
@@ -349,7 +352,8 @@ def _refresh(
 ) -> tuple[Array, Array]:
     """Exact column at ``pivot`` and the new look-ahead of one kernel (§4, update steps 1–2).
 
-    As the reference code does (§12.8): the old look-ahead pivots are kept in their order behind
+    As the reference code does (:ref:`mklaren-deviations`): the old look-ahead pivots are kept in
+    their order behind
     the new pivot; if the new pivot was one of them, one pivot is appended, the largest residual
     diagonal *before* the update outside ``S ∪ W``.
     """
@@ -385,7 +389,7 @@ def mklaren_fit(
     callback: Callable[[int, int, int, Array], None] | None = None,
     xp: ModuleType,
 ) -> MklarenFit:
-    """Mklaren on validated arrays (MKLAREN.md §7).
+    """Mklaren on validated arrays (:ref:`mklaren-algorithm`).
 
     Parameters
     ----------

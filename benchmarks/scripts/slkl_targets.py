@@ -1,8 +1,9 @@
-"""The three SLKL target measurements of the issue, each run once and reported as a ratio.
+"""The three SLKL target measurements, each run once and reported as a ratio: against the
+paper's algorithm, against memory bandwidth, and against scikit-learn.
 
-    python benchmarks/slkl_targets.py defaults    # T1: default vs the paper's algorithm
-    python benchmarks/slkl_targets.py bandwidth   # T2: a direct iteration vs reading n·m0 floats
-    python benchmarks/slkl_targets.py krr         # T3: SLKL vs scikit-learn's KernelRidge
+    python benchmarks/scripts/slkl_targets.py defaults    # T1: default vs the paper's algorithm
+    python benchmarks/scripts/slkl_targets.py bandwidth  # T2: one direct iteration vs reading n·m0
+    python benchmarks/scripts/slkl_targets.py krr         # T3: SLKL vs scikit-learn's KernelRidge
 
 Not an asv benchmark (each takes minutes and is a one-off comparison); asv tracks the pieces in
 ``benchmarks/bench_slkl.py``.

@@ -1,0 +1,34 @@
+"""Where lrkl finds data that is not bundled: one data-home setting (scikit-learn's convention)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["get_data_home"]
+
+
+def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
+    """The folder lrkl reads data sets that are not bundled from.
+
+    In order: ``data_home`` when given, else the ``LRKL_DATA`` environment variable, else
+    ``~/lrkl_data``. Each data set lives in a sub-folder of its own (the Blitzer sentiment files
+    in ``<data home>/sentiment-blitzer``).
+
+    Parameters
+    ----------
+    data_home : path, default=None
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> from lrkl.datasets import get_data_home
+    >>> str(get_data_home("/data/lrkl"))
+    '/data/lrkl'
+    """
+    if data_home is None:
+        data_home = os.environ.get("LRKL_DATA", Path.home() / "lrkl_data")
+    return Path(data_home).expanduser()
