@@ -56,7 +56,7 @@ def tests_slow(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check."""
     session.install("ruff==0.17.6")
-    session.run("ruff", "check", "src", "tests", "benchmarks", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "examples", "noxfile.py")
     session.run("ruff", "format", "--check", "src", "tests", "benchmarks", "noxfile.py")
 
 

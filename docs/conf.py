@@ -9,6 +9,7 @@ extensions = [
     "sphinx_gallery.gen_gallery",
 ]
 autosummary_generate = True
+templates_path = ["_templates"]
 autodoc_typehints = "none"
 autodoc_member_order = "bysource"
 numpydoc_show_class_members = False
