@@ -70,7 +70,7 @@ def sym_inv_sqrt(W, floor=1e-12):
 
 # --------------------------------------------------------------------------- fixtures
 
-KERNELS = [Gaussian(gamma=0.5), Laplacian(gamma=0.3), Polynomial(degree=2)]
+KERNELS = [Gaussian(gamma=0.5), Laplacian(gamma=0.3), Polynomial(degree=2, gamma=1.0)]
 
 
 @pytest.fixture
@@ -360,7 +360,9 @@ def test_bad_input_raises(backend, data):
     with pytest.raises(ValueError, match="X must contain only finite values"):
         lowrank.icd(Gaussian(gamma=1.0), backend.asarray(Xnan), 3)
     with pytest.raises(TypeError, match=r"kernel must be an lrkl\.kernels\.Kernel"):
-        lowrank.icd("rbf", Xb, 3)
+        lowrank.icd(3, Xb, 3)
+    with pytest.raises(ValueError, match=r"kernel must be a Kernel or one of \('rbf'"):
+        lowrank.icd("gauss", Xb, 3)
     with pytest.raises(ValueError, match="X must have ndim"):
         lowrank.icd(Gaussian(gamma=1.0), backend.asarray(X[:, 0]), 3)
     with pytest.raises(ValueError, match="tol must be a finite number >= 0"):
@@ -466,7 +468,7 @@ def test_uniform_kernel_ridge_matches_dense_krr(backend, data, fit_intercept):
     ("params", "error", "match"),
     [
         ({"kernels": []}, ValueError, "kernels must hold at least one Kernel"),
-        ({"kernels": [Linear(), "rbf"]}, TypeError, "received str at position 1"),
+        ({"kernels": [Linear(), 3]}, TypeError, r"kernels\[1\] must be .* received int"),
         ({"rank": 0}, ValueError, "'rank' parameter"),
         ({"rank": 25}, ValueError, "rank must be an integer between 1 and n_samples=24"),
         ({"rank": [2, 3, 4]}, ValueError, r"one rank per kernel \(2\)"),

@@ -320,7 +320,7 @@ def test_bad_parameters(rng, params, match):
 def test_bad_data(backend, rng):
     X, y = _data(rng, n=10)
     with pytest.raises(TypeError, match="kernels"):
-        MklarenRegressor(kernels=["rbf"]).fit(X, y)
+        MklarenRegressor(kernels=[3]).fit(X, y)
     bad = X.copy()
     bad[0, 0] = np.nan
     with pytest.raises(ValueError, match="finite"):

@@ -28,9 +28,10 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
-from lrkl.kernels import Gaussian, Kernel
+from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
+    "KERNEL_CONSTRAINT",
     "HasMethods",
     "Interval",
     "InvalidParameterError",
@@ -47,35 +48,54 @@ __all__ = [
 Array = Any
 
 
-def default_kernels() -> list[Kernel]:
-    """The Mklaren paper's seven Gaussian kernels ``exp(−θ‖x − z‖²)``, ``θ = 2⁻³, …, 2³``."""
-    return [Gaussian(gamma=2.0**e) for e in range(-3, 4)]
+def default_kernels(X: Array) -> list[Kernel]:
+    """Seven Gaussian kernels ``exp(−γ‖x − z‖²)``, ``γ = γ₀·2⁻³, …, γ₀·2³``, spread around the
+    width ``γ₀`` that ``Gaussian(gamma="scale")`` takes from the training inputs ``X``.
+
+    (The Mklaren paper's kernels, ``γ = 2⁻³, …, 2³``, suit its unit-norm rows; on standardised
+    features they are far too narrow.)
+    """
+    gamma = Gaussian().resolve(X).gamma
+    return [Gaussian(gamma=gamma * 2.0**e) for e in range(-3, 4)]
 
 
-def check_kernel(kernel: Kernel | None, *, default: Kernel) -> Kernel:
-    """``kernel``, or ``default`` when it is None; anything else but a Kernel raises."""
+def check_kernel(kernel: Kernel | str | None, X: Array, *, name: str = "kernel") -> Kernel:
+    """The kernel a parameter gives, with its ``"scale"`` widths computed from the training
+    inputs ``X`` (:meth:`lrkl.kernels.Kernel.resolve`).
+
+    ``kernel`` is a :class:`~lrkl.kernels.Kernel`, one of the names of
+    :data:`~lrkl.kernels.KERNEL_NAMES`, or None for ``Gaussian(gamma="scale")``.
+    """
     if kernel is None:
-        return default
-    if not isinstance(kernel, Kernel):
-        msg = f"kernel must be an lrkl.kernels.Kernel or None, received {type(kernel).__name__}"
+        kernel = Gaussian()
+    elif isinstance(kernel, str):
+        if kernel not in KERNEL_NAMES:
+            msg = f"{name} must be a Kernel or one of {KERNEL_NAMES}, received {kernel!r}"
+            raise ValueError(msg)
+        kernel = kernel_from_name(kernel)
+    elif not isinstance(kernel, Kernel):
+        msg = (
+            f"{name} must be an lrkl.kernels.Kernel, one of {KERNEL_NAMES} or None, received "
+            f"{type(kernel).__name__}"
+        )
         raise TypeError(msg)
-    return kernel
+    return kernel.resolve(X)
 
 
-def check_kernels(kernels: Sequence[Kernel] | None) -> list[Kernel]:
-    """A non-empty list of kernels; None means :func:`default_kernels`."""
-    kernels = default_kernels() if kernels is None else list(kernels)
+def check_kernels(kernels: Sequence[Kernel | str] | None, X: Array) -> list[Kernel]:
+    """A non-empty list of kernels resolved on ``X`` (see :func:`check_kernel`); None means
+    :func:`default_kernels`."""
+    if kernels is None:
+        return default_kernels(X)
+    kernels = list(kernels)
     if not kernels:
         msg = "kernels must hold at least one Kernel, received an empty sequence"
         raise ValueError(msg)
-    for q, kernel in enumerate(kernels):
-        if not isinstance(kernel, Kernel):
-            msg = (
-                "kernels must hold lrkl.kernels.Kernel objects, received "
-                f"{type(kernel).__name__} at position {q}"
-            )
-            raise TypeError(msg)
-    return kernels
+    return [check_kernel(kernel, X, name=f"kernels[{q}]") for q, kernel in enumerate(kernels)]
+
+
+#: The constraint of a ``kernel`` parameter.
+KERNEL_CONSTRAINT = [Kernel, StrOptions(set(KERNEL_NAMES)), None]
 
 
 def check_X(X: Any, *, dtype: Any = None) -> tuple[ModuleType, Array]:

@@ -17,13 +17,18 @@ array([[1.    , 0.3679],
        [0.3679, 1.    ]])
 >>> Gaussian(sigma2=0.5) == Gaussian(gamma=1.0)
 True
+
+Kernels are parameters of lrkl's estimators in scikit-learn's sense: ``GridSearchCV`` can search
+``{"kernel__gamma": [...]}``, and ``clone`` gives an equal kernel. ``"rbf"``, ``"laplacian"``,
+``"linear"`` and ``"poly"`` name the kernels with their default parameters
+(:func:`kernel_from_name`), and a width ``"scale"`` is taken from the training data
+(:meth:`Kernel.resolve`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -31,12 +36,14 @@ from lrkl._backend import check_array, get_namespace
 
 __all__ = [
     "DEFAULT_MAX_ENTRIES",
+    "KERNEL_NAMES",
     "Gaussian",
     "Kernel",
     "Laplacian",
     "Linear",
     "Polynomial",
     "Precomputed",
+    "kernel_from_name",
     "row_slices",
 ]
 
@@ -74,8 +81,25 @@ def _squared_distances(X: Array, Z: Array, *, xp: ModuleType) -> Array:
     return xp.clip(d, min=0.0)
 
 
+#: The shorthand names a kernel parameter accepts, as scikit-learn spells them.
+KERNEL_NAMES = ("rbf", "laplacian", "linear", "poly")
+
+#: The value of a width parameter that :meth:`Kernel.resolve` computes from the training inputs.
+SCALE = "scale"
+
+
 class Kernel:
-    """Base class of lrkl kernels: validation, blocks and diagonal around one ``_evaluate``."""
+    """Base class of lrkl kernels: parameters, validation, blocks and diagonal around one
+    ``_evaluate``.
+
+    A kernel's parameters (``_parameters``) follow scikit-learn's conventions:
+    :meth:`get_params`, :meth:`set_params` (so that ``GridSearchCV`` can search
+    ``kernel__gamma``), ``clone`` gives an equal kernel, and two kernels compare equal when they
+    have the same type and parameters. A width given as ``"scale"`` is computed from the training
+    inputs by :meth:`resolve`, which lrkl's estimators call in ``fit``.
+    """
+
+    _parameters: tuple[str, ...] = ()
 
     def __call__(self, X: Array, Z: Array | None = None, /) -> Array:
         """Kernel matrix between the rows of ``X`` (n × d) and of ``Z`` (m × d; default ``X``)."""
@@ -98,7 +122,71 @@ class Kernel:
         for rows in row_slices(X.shape[0], Z.shape[0], max_entries):
             yield rows, self._evaluate(X[rows, ...], Z, xp=xp)
 
+    # ----------------------------------------------------------------- parameters
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The kernel's parameters by name (``deep`` is accepted for scikit-learn)."""
+        return {name: getattr(self, name) for name in self._parameters}
+
+    def set_params(self, **params: Any) -> Kernel:
+        """Set parameters in place (checked as the constructor checks them); returns ``self``."""
+        unknown = sorted(set(params) - set(self._parameters))
+        if unknown:
+            msg = (
+                f"invalid parameter {unknown[0]!r} for kernel {type(self).__name__}; valid "
+                f"parameters are {list(self._parameters)}"
+            )
+            raise ValueError(msg)
+        checked = type(self)(**{**self.get_params(), **params})
+        self.__dict__.update(checked.__dict__)
+        return self
+
+    def __sklearn_clone__(self) -> Kernel:
+        return type(self)(**self.get_params())
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.get_params() == other.get_params()
+
+    __hash__ = None  # mutable through set_params, so not hashable
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def resolve(self, X: Array, /) -> Kernel:
+        """This kernel with every ``"scale"`` width computed from the training inputs ``X``.
+
+        ``gamma="scale"`` becomes ``1 / (n_features · Var(X))`` for the Gaussian and polynomial
+        kernels (scikit-learn's ``SVC(gamma="scale")``) and ``1 / (n_features · Std(X))`` for the
+        Laplacian one, the variance taken over all entries of ``X``: on standardised features
+        both are scikit-learn's ``KernelRidge`` default ``1 / n_features``. A kernel without
+        ``"scale"`` parameters is returned as it is.
+        """
+        scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
+        if not scaled:
+            return self
+        xp = get_namespace(X)
+        X = check_array(X, name="X", xp=xp)
+        var = float(xp.var(X))
+        spread = self._spread(var) if var > 0 else 1.0
+        return type(self)(
+            **{**self.get_params(), **dict.fromkeys(scaled, 1.0 / (X.shape[1] * spread))}
+        )
+
+    def _spread(self, var: float) -> float:
+        """The spread of the data a ``"scale"`` width divides by (the variance by default)."""
+        return var
+
     def _check(self, X: Array, Z: Array | None, *, xp: ModuleType) -> tuple[Array, Array]:
+        scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
+        if scaled:
+            msg = (
+                f"{self!r} takes {scaled[0]} from the training data: evaluate "
+                "kernel.resolve(X_train) instead (lrkl's estimators resolve their kernels in fit)"
+            )
+            raise ValueError(msg)
         X = check_array(X, name="X", xp=xp)
         if Z is None:
             return X, X
@@ -124,36 +212,43 @@ class Kernel:
         )
 
 
-@dataclass(frozen=True, init=False)
+def _is_scale(value: Any) -> bool:
+    return isinstance(value, str) and value == SCALE
+
+
+def _width(name: str, value: Any) -> float | str:
+    """A positive width, or ``"scale"``."""
+    return SCALE if _is_scale(value) else _positive(name, value)
+
+
 class Gaussian(Kernel):
     """Gaussian (RBF) kernel ``exp(−γ‖x − z‖²)``, also written ``exp(−‖x − z‖²/(2σ²))``.
 
-    Give exactly one of ``gamma`` (Mklaren's convention) or ``sigma2`` (the SLKL paper's,
-    ``γ = 1/(2σ²)``); both attributes are then set.
+    Give ``gamma`` (Mklaren's convention; ``"scale"``, the default, takes it from the training
+    data, see :meth:`Kernel.resolve`) or ``sigma2`` (the SLKL paper's, ``γ = 1/(2σ²)``).
 
     Examples
     --------
     >>> Gaussian(sigma2=2.0)
     Gaussian(gamma=0.25)
+    >>> Gaussian().resolve(np.array([[0.0, 0.0], [2.0, 2.0]]))
+    Gaussian(gamma=0.5)
     """
 
-    gamma: float
-    sigma2: float = field(compare=False, repr=False)
+    _parameters = ("gamma",)
 
-    def __init__(self, gamma: float | None = None, *, sigma2: float | None = None) -> None:
-        if (gamma is None) == (sigma2 is None):
-            msg = (
-                f"give exactly one of gamma or sigma2, received gamma={gamma!r}, sigma2={sigma2!r}"
-            )
-            raise ValueError(msg)
-        if gamma is None:
-            sigma2 = _positive("sigma2", sigma2)
-            gamma = 1.0 / (2.0 * sigma2)
-        else:
-            gamma = _positive("gamma", gamma)
-            sigma2 = 1.0 / (2.0 * gamma)
-        object.__setattr__(self, "gamma", gamma)
-        object.__setattr__(self, "sigma2", sigma2)
+    def __init__(self, gamma: float | str = SCALE, *, sigma2: float | None = None) -> None:
+        if sigma2 is not None:
+            if not _is_scale(gamma):
+                msg = f"give gamma or sigma2, not both; received gamma={gamma!r}, sigma2={sigma2!r}"
+                raise ValueError(msg)
+            gamma = 1.0 / (2.0 * _positive("sigma2", sigma2))
+        self.gamma = _width("gamma", gamma)
+
+    @property
+    def sigma2(self) -> float | None:
+        """``σ² = 1/(2γ)``; None while ``gamma`` is ``"scale"``."""
+        return None if _is_scale(self.gamma) else 1.0 / (2.0 * self.gamma)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         return xp.exp(-self.gamma * _squared_distances(X, Z, xp=xp))
@@ -162,18 +257,21 @@ class Gaussian(Kernel):
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
 
 
-@dataclass(frozen=True)
 class Laplacian(Kernel):
     """Laplacian kernel ``exp(−γ‖x − z‖₁)`` (the ℓ1 distance, as scikit-learn defines it).
 
+    ``gamma="scale"`` (the default) takes it from the training data (:meth:`Kernel.resolve`).
     The ℓ1 distance is accumulated one feature at a time, so a block never needs more than its
     own ``n × m`` entries.
     """
 
-    gamma: float = 1.0
+    _parameters = ("gamma",)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "gamma", _positive("gamma", self.gamma))
+    def __init__(self, gamma: float | str = SCALE) -> None:
+        self.gamma = _width("gamma", gamma)
+
+    def _spread(self, var: float) -> float:
+        return math.sqrt(var)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=X.device)
@@ -185,7 +283,6 @@ class Laplacian(Kernel):
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
 
 
-@dataclass(frozen=True)
 class Linear(Kernel):
     """Linear kernel ``xᵀz``."""
 
@@ -196,27 +293,27 @@ class Linear(Kernel):
         return xp.sum(X * X, axis=1)
 
 
-@dataclass(frozen=True)
 class Polynomial(Kernel):
-    """Polynomial kernel ``(γ xᵀz + c₀)^degree``."""
+    """Polynomial kernel ``(γ xᵀz + c₀)^degree``; the defaults are scikit-learn's ``"poly"``
+    (``gamma="scale"``: see :meth:`Kernel.resolve`)."""
 
-    degree: int = 2
-    gamma: float = 1.0
-    coef0: float = 1.0
+    _parameters = ("degree", "gamma", "coef0")
 
-    def __post_init__(self) -> None:
-        if isinstance(self.degree, bool) or not isinstance(self.degree, int) or self.degree < 1:
-            msg = f"degree must be an integer >= 1, received {self.degree!r}"
+    def __init__(self, degree: int = 3, gamma: float | str = SCALE, coef0: float = 1.0) -> None:
+        if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+            msg = f"degree must be an integer >= 1, received {degree!r}"
             raise ValueError(msg)
-        object.__setattr__(self, "gamma", _positive("gamma", self.gamma))
         if (
-            not isinstance(self.coef0, int | float)
-            or not math.isfinite(self.coef0)
-            or self.coef0 < 0
+            isinstance(coef0, bool)
+            or not isinstance(coef0, int | float)
+            or not math.isfinite(coef0)
+            or coef0 < 0
         ):
-            msg = f"coef0 must be a finite number >= 0, received {self.coef0!r}"
+            msg = f"coef0 must be a finite number >= 0, received {coef0!r}"
             raise ValueError(msg)
-        object.__setattr__(self, "coef0", float(self.coef0))
+        self.degree = degree
+        self.gamma = _width("gamma", gamma)
+        self.coef0 = float(coef0)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         return (self.gamma * (X @ xp.matrix_transpose(Z)) + self.coef0) ** self.degree
@@ -225,7 +322,17 @@ class Polynomial(Kernel):
         return (self.gamma * xp.sum(X * X, axis=1) + self.coef0) ** self.degree
 
 
-@dataclass(frozen=True, eq=False)
+def kernel_from_name(name: str) -> Kernel:
+    """The kernel a shorthand of :data:`KERNEL_NAMES` stands for, with scikit-learn's defaults:
+    ``"rbf"`` is ``Gaussian()``, ``"laplacian"`` ``Laplacian()``, ``"linear"`` ``Linear()``
+    and ``"poly"`` ``Polynomial()`` (widths ``"scale"``)."""
+    kinds = {"rbf": Gaussian, "laplacian": Laplacian, "linear": Linear, "poly": Polynomial}
+    if name not in kinds:
+        msg = f"a kernel name must be one of {KERNEL_NAMES}, received {name!r}"
+        raise ValueError(msg)
+    return kinds[name]()
+
+
 class Precomputed(Kernel):
     """A kernel the user supplies: a full matrix indexed by sample number, or a function.
 
@@ -237,34 +344,33 @@ class Precomputed(Kernel):
     Two instances compare equal only when they hold the same matrix or function objects.
     """
 
-    matrix: Array = None
-    function: Callable[[Array, Array], Array] | None = None
-    diagonal: Callable[[Array], Array] | None = None
+    _parameters = ("matrix", "function", "diagonal")
 
-    def __post_init__(self) -> None:
-        if (self.matrix is None) == (self.function is None):
+    def __init__(
+        self,
+        matrix: Array = None,
+        function: Callable[[Array, Array], Array] | None = None,
+        diagonal: Callable[[Array], Array] | None = None,
+    ) -> None:
+        if (matrix is None) == (function is None):
             msg = "give exactly one of matrix or function to Precomputed"
             raise ValueError(msg)
-        if self.matrix is not None:
-            shape = tuple(getattr(self.matrix, "shape", ()))
+        if matrix is not None:
+            shape = tuple(getattr(matrix, "shape", ()))
             if len(shape) != 2 or shape[0] != shape[1]:
                 msg = f"matrix must be a square 2-D array, received shape {shape}"
                 raise ValueError(msg)
-        elif not callable(self.function):
-            msg = f"function must be callable, received {type(self.function).__name__}"
+        elif not callable(function):
+            msg = f"function must be callable, received {type(function).__name__}"
             raise TypeError(msg)
+        self.matrix = matrix
+        self.function = function
+        self.diagonal = diagonal
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Precomputed):
             return NotImplemented
-        return (
-            self.matrix is other.matrix
-            and self.function is other.function
-            and self.diagonal is other.diagonal
-        )
-
-    def __hash__(self) -> int:
-        return hash((id(self.matrix), id(self.function), id(self.diagonal)))
+        return all(getattr(self, name) is getattr(other, name) for name in self._parameters)
 
     def __repr__(self) -> str:
         if self.matrix is not None:

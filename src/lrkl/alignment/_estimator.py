@@ -57,7 +57,9 @@ class AlignmentKernelRidge(CombinedKernelRidge):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The kernels; ``None`` means the seven Gaussian kernels of the Mklaren paper.
+        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
+        kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
+        (:func:`lrkl.kernels.Kernel.resolve`).
     method : {"align", "alignf", "alignfc"}, default="align"
     alpha : float, default=1.0
         Ridge penalty ``α > 0``.

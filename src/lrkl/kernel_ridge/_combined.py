@@ -68,8 +68,8 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         self
         """
         self._validate_params()
-        kernels = check_kernels(self.kernels)
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
+        kernels = check_kernels(self.kernels, X)
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, xp=xp)
         centring = [KernelCentring(K, xp=xp) for K in Ks] if centred else None
@@ -112,7 +112,9 @@ class UniformKernelRidge(CombinedKernelRidge):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The kernels; ``None`` means the seven Gaussian kernels of the Mklaren paper.
+        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
+        kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
+        (:func:`lrkl.kernels.Kernel.resolve`).
     alpha : float, default=1.0
         Ridge penalty ``α > 0``.
     fit_intercept : bool, default=True

@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from lrkl._backend import device_of, index_array
 from lrkl._base import LRKLRegressor
 from lrkl._validation import (
+    KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
     check_kernel,
@@ -34,15 +35,12 @@ from lrkl.kernel_ridge._solvers import (
     solve_dual,
     solve_primal,
 )
-from lrkl.kernels import Gaussian, Kernel
+from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
 __all__ = ["KernelRidgeExact", "KernelRidgeSubset", "LowRankRidge", "sample_rows"]
 
 Array = Any
-
-#: The default kernel of the single-kernel estimators.
-DEFAULT_KERNEL = Gaussian(sigma2=1.0)
 
 
 def sample_rows(n: int, M: int, random_state: Any) -> list[int]:
@@ -88,7 +86,7 @@ class KernelExpansionRegressor(LRKLRegressor):
 
 
 _SINGLE_KERNEL_CONSTRAINTS: dict = {
-    "kernel": [Kernel, None],
+    "kernel": KERNEL_CONSTRAINT,
     "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
     "fit_intercept": ["boolean"],
 }
@@ -103,12 +101,12 @@ class KernelRidgeExact(KernelExpansionRegressor):
 
     Parameters
     ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        ``None`` means ``Gaussian(sigma2=1.0)``.
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
     alpha : float, default=1.0
         The ridge penalty α > 0.
-    fit_intercept : bool, default=False
-        Fit an unpenalised bias.
+    fit_intercept : bool, default=True
+        Fit an unpenalised bias (``False``: the paper's model, ``b = 0``).
 
     Attributes
     ----------
@@ -131,7 +129,7 @@ class KernelRidgeExact(KernelExpansionRegressor):
     _parameter_constraints: dict = _SINGLE_KERNEL_CONSTRAINTS
 
     def __init__(
-        self, kernel: Kernel | None = None, alpha: float = 1.0, *, fit_intercept: bool = False
+        self, kernel: Kernel | str | None = None, alpha: float = 1.0, *, fit_intercept: bool = True
     ) -> None:
         self.kernel = kernel
         self.alpha = alpha
@@ -151,11 +149,11 @@ class KernelRidgeExact(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        self.kernel_ = check_kernel(self.kernel, X)
         self._fit_dual(X, y, xp=xp)
         return self
 
     def _fit_dual(self, X: Array, y: Array, *, xp: Any) -> None:
-        self.kernel_ = check_kernel(self.kernel, default=DEFAULT_KERNEL)
         solver = make_solver(self.kernel_(X, X), "cholesky", xp=xp)
         fit = solve_dual(solver, y, float(self.alpha), fit_intercept=self.fit_intercept, xp=xp)
         self.centres_ = X
@@ -169,15 +167,15 @@ class KernelRidgeSubset(KernelRidgeExact):
 
     Parameters
     ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        ``None`` means ``Gaussian(sigma2=1.0)``.
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
     n_columns : int, default=None
         M, the number of points kept; ``None`` means min(n_samples, 256).
     alpha : float, default=1.0
         The ridge penalty α > 0.
     random_state : int, RandomState or None, default=None
-    fit_intercept : bool, default=False
-        Fit an unpenalised bias.
+    fit_intercept : bool, default=True
+        Fit an unpenalised bias (``False``: the paper's model, ``b = 0``).
 
     Attributes
     ----------
@@ -207,12 +205,12 @@ class KernelRidgeSubset(KernelRidgeExact):
 
     def __init__(
         self,
-        kernel: Kernel | None = None,
+        kernel: Kernel | str | None = None,
         n_columns: int | None = None,
         alpha: float = 1.0,
         *,
         random_state: Any = None,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
     ) -> None:
         self.kernel = kernel
         self.n_columns = n_columns
@@ -236,6 +234,7 @@ class KernelRidgeSubset(KernelRidgeExact):
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         M = check_n_columns(self.n_columns, X.shape[0])
         rows = sample_rows(X.shape[0], M, self.random_state)
+        self.kernel_ = check_kernel(self.kernel, X)
         self.candidates_ = index_array(rows, xp=xp, device=device_of(X))
         X = xp.take(X, self.candidates_, axis=0)
         y = xp.take(y, self.candidates_, axis=0)
@@ -256,8 +255,9 @@ class LowRankRidge(LRKLRegressor):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The kernels; ``None`` means the seven Gaussian kernels ``γ = 2⁻³, …, 2³`` of the Mklaren
-        paper.
+        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
+        kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
+        (:func:`lrkl.kernels.Kernel.resolve`).
     rank : int or list of int, default=6
         Rank ``r`` per kernel (one for all, or one per kernel), ``1 ≤ r ≤ n_samples``. ICD and
         CSI may return fewer columns when a kernel's residual runs out.

@@ -6,12 +6,12 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _cholesky_column, _diagonal, _factor
 from lrkl.lowrank._factor import (
     LowRankFactor,
     _as_dtype,
-    _check_kernel,
     _check_nonnegative,
     _check_rank,
     _index,
@@ -107,8 +107,8 @@ def csi(
     4
     """
     xp = get_namespace(X, y)
-    kernel = _check_kernel(kernel)
     X = check_array(X, name="X", xp=xp)
+    kernel = check_kernel(kernel, X)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
     check_consistent_length(X=X, y=y)
     rank = _check_rank(rank, X.shape[0])

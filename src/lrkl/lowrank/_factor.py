@@ -87,13 +87,6 @@ def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples")
     return int(rank)
 
 
-def _check_kernel(kernel: Any) -> Kernel:
-    if not isinstance(kernel, Kernel):
-        msg = f"kernel must be an lrkl.kernels.Kernel, received {type(kernel).__name__}"
-        raise TypeError(msg)
-    return kernel
-
-
 def _check_nonnegative(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
         msg = f"{name} must be a finite number >= 0, received {value!r}"

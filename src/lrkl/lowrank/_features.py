@@ -61,7 +61,9 @@ class LowRankFeatures(LRKLTransformer):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The kernels; ``None`` means the seven Gaussian kernels ``γ = 2⁻³, …, 2³``.
+        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
+        kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
+        (:func:`lrkl.kernels.Kernel.resolve`).
     rank : int or list of int, default=6
         Rank per kernel (one for all, or one per kernel), ``1 ≤ r ≤ n_samples`` (Nyström: at
         most ``n_landmarks``). ICD and CSI may return fewer columns when a kernel's residual runs
@@ -174,11 +176,11 @@ class LowRankFeatures(LRKLTransformer):
 
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()
-        kernels = check_kernels(self.kernels)
         if self.method == "csi":
             xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
         else:
             xp, X = check_X(X)
+        kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n)
         landmarks = None

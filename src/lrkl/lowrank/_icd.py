@@ -6,9 +6,10 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal, _factor, icd_column
-from lrkl.lowrank._factor import LowRankFactor, _check_kernel, _check_nonnegative, _check_rank
+from lrkl.lowrank._factor import LowRankFactor, _check_nonnegative, _check_rank
 
 Array = Any
 
@@ -56,8 +57,8 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     (2, (2, 1))
     """
     xp = get_namespace(X)
-    kernel = _check_kernel(kernel)
     X = check_array(X, name="X", xp=xp)
+    kernel = check_kernel(kernel, X)
     rank = _check_rank(rank, X.shape[0])
     tol = _check_nonnegative("tol", tol)
     return _icd(kernel, X, rank, tol, xp=xp)

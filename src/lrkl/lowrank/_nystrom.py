@@ -10,9 +10,10 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._linalg import eigh
+from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal
-from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_kernel, _check_rank, _index
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, _index
 
 Array = Any
 
@@ -85,8 +86,8 @@ def nystrom(
     ((10, 2), (4, 2), 4)
     """
     xp = get_namespace(X)
-    kernel = _check_kernel(kernel)
     X = check_array(X, name="X", xp=xp)
+    kernel = check_kernel(kernel, X)
     n = X.shape[0]
     m = _check_rank(n_landmarks, n, "n_landmarks")
     if rank is not None:

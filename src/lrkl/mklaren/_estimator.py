@@ -42,8 +42,11 @@ class MklarenRegressor(LRKLRegressor):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The candidate kernels (objects of :mod:`lrkl.kernels`). ``None`` means the paper's seven
-        Gaussian kernels, ``θ ∈ {2⁻³, …, 2³}``.
+        The candidate kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven
+        Gaussian kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of
+        ``Gaussian(gamma="scale")`` (:func:`lrkl.kernels.Kernel.resolve`).
+        (The paper's ``θ ∈ {2⁻³, …, 2³}`` suit its unit-norm rows; pass them explicitly to
+        reproduce it.)
     n_components : int, default=14
         Total rank ``K``: the number of Cholesky columns selected over all kernels (the paper's
         ``rank``; ``rank_`` tells how many each kernel got).
@@ -155,8 +158,8 @@ class MklarenRegressor(LRKLRegressor):
         self : MklarenRegressor
         """
         self._validate_params()
-        kernels = check_kernels(self.kernels)
         xp, X, y = check_X_y(X, y, owner=type(self).__name__)
+        kernels = check_kernels(self.kernels, X)
         result = mklaren_fit(
             kernels,
             X,

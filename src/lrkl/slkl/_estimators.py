@@ -19,16 +19,19 @@ Newton) to 10⁻⁶ hundreds of times sooner; see the class docstring.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
+from sklearn.utils.parallel import Parallel, delayed
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS
 from lrkl._validation import (
+    KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
     check_kernel,
@@ -36,7 +39,6 @@ from lrkl._validation import (
     validate_params,
 )
 from lrkl.kernel_ridge._estimators import (
-    DEFAULT_KERNEL,
     KernelExpansionRegressor,
     check_n_columns,
     sample_rows,
@@ -51,6 +53,7 @@ from lrkl.slkl._solver import (
     STEPS,
     SLKLResult,
     SLKLState,
+    nu_max,
     slkl_problem,
     slkl_solve,
 )
@@ -61,7 +64,7 @@ Array = Any
 
 #: Constraints of the parameters SLKLRegressor, SLKLRegressorCV and slkl_path share.
 _SOLVER_CONSTRAINTS: dict = {
-    "kernel": [Kernel, None],
+    "kernel": KERNEL_CONSTRAINT,
     "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "mode": [StrOptions(set(MODES))],
     "selection": [StrOptions(set(SELECTIONS))],
@@ -78,7 +81,7 @@ def _prepare(
     X: Array,
     y: Array,
     n_columns: int | None,
-    kernel: Kernel | None,
+    kernel: Kernel,
     mode: str,
     memory_budget: int,
     fit_intercept: bool,
@@ -86,7 +89,8 @@ def _prepare(
     *,
     xp: ModuleType,
 ) -> tuple[Any, list[int], int]:
-    """Draw S, then the problem's one pass over the rows; also the seed of the coordinate draws."""
+    """Draw S, then the problem's one pass over the rows with the resolved ``kernel``; also the
+    seed of the coordinate draws."""
     M = check_n_columns(n_columns, X.shape[0])
     candidates = sample_rows(X.shape[0], M, rng)
     seed = int(rng.randint(2**31 - 1))
@@ -94,7 +98,7 @@ def _prepare(
         X,
         y,
         candidates,
-        kernel=check_kernel(kernel, default=DEFAULT_KERNEL),
+        kernel=kernel,
         mode=mode,
         memory_budget=memory_budget,
         fit_intercept=fit_intercept,
@@ -103,7 +107,31 @@ def _prepare(
     return problem, candidates, seed
 
 
-class SLKLRegressor(KernelExpansionRegressor):
+class _SLKLModel(KernelExpansionRegressor):
+    """The fitted attributes of one SLKL solution, shared by SLKLRegressor and SLKLRegressorCV."""
+
+    def _store(
+        self, result: SLKLResult, X: Array, candidates: list[int], kernel: Kernel, *, xp: ModuleType
+    ) -> None:
+        device = device_of(X)
+        self.kernel_ = kernel
+        self.candidates_ = index_array(candidates, xp=xp, device=device)
+        self.weights_ = result.weights
+        self.support_ = index_array(result.support, xp=xp, device=device)
+        rows = index_array([candidates[j] for j in result.support], xp=xp, device=device)
+        self.centres_ = xp.take(X, rows, axis=0)
+        self.dual_coef_ = result.dual_coef
+        self.intercept_ = xp.asarray(result.intercept, dtype=X.dtype, device=device)
+        self.objective_ = result.objective
+        self.objective_history_ = result.objective_history
+        self.n_active_history_ = result.n_active_history
+        self.iteration_history_ = result.iteration_history
+        self.n_iter_ = result.n_iter
+        self.mode_ = result.mode
+        self.n_features_in_ = X.shape[1]
+
+
+class SLKLRegressor(_SLKLModel):
     """Stochastic low-rank kernel learning (Machart et al., ICML 2011).
 
     Learns a sparse conical combination ``Σ_m μ_m c_m c_mᵀ`` of the rank-1 Nyström kernels of
@@ -113,8 +141,9 @@ class SLKLRegressor(KernelExpansionRegressor):
 
     Parameters
     ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        The base kernel; ``None`` means ``Gaussian(sigma2=1.0)``.
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        The base kernel; ``None`` means ``Gaussian(gamma="scale")``, the width taken from the
+        training data.
     n_columns : int, default=None
         M, the size of the candidate set; ``None`` means min(n_samples, 256).
     nu : float, default=0.01
@@ -140,9 +169,9 @@ class SLKLRegressor(KernelExpansionRegressor):
         ``iteration``, ``objective``, ``n_active`` and ``weights``; returning True stops the fit.
     verbose : int, default=0
         Print the objective and m0 at every check when > 0.
-    fit_intercept : bool, default=False
-        False as in the paper; True fits an unpenalised bias, the same model as every lrkl
-        estimator (the columns and y are centred; see :mod:`lrkl.kernel_ridge`).
+    fit_intercept : bool, default=True
+        Fit an unpenalised bias, the same model as every lrkl estimator (the columns and y are
+        centred; see :mod:`lrkl.kernel_ridge`); ``False`` is the paper's model.
     memory_budget : int, default=2**30
         Bytes for the M×M Gram matrix (``auto``) or the n×M stored columns (``direct``).
 
@@ -198,7 +227,7 @@ class SLKLRegressor(KernelExpansionRegressor):
 
     def __init__(
         self,
-        kernel: Kernel | None = None,
+        kernel: Kernel | str | None = None,
         n_columns: int | None = None,
         nu: float = 0.01,
         *,
@@ -210,7 +239,7 @@ class SLKLRegressor(KernelExpansionRegressor):
         random_state: Any = None,
         callback: Callable[[SLKLState], Any] | None = None,
         verbose: int = 0,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.kernel = kernel
@@ -241,12 +270,13 @@ class SLKLRegressor(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
         problem, candidates, seed = _prepare(
             X,
             y,
             self.n_columns,
-            self.kernel,
+            kernel,
             self.mode,
             self.memory_budget,
             self.fit_intercept,
@@ -266,30 +296,10 @@ class SLKLRegressor(KernelExpansionRegressor):
             tol=float(self.tol),
             max_iter=self.max_iter,
         )
-        self._store(result, X, candidates, xp=xp)
+        self._store(result, X, candidates, kernel, xp=xp)
         if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
             self._warn_not_converged(result.n_iter, "increase max_iter or tol")
         return self
-
-    def _store(
-        self, result: SLKLResult, X: Array, candidates: list[int], *, xp: ModuleType
-    ) -> None:
-        device = device_of(X)
-        self.kernel_ = check_kernel(self.kernel, default=DEFAULT_KERNEL)
-        self.candidates_ = index_array(candidates, xp=xp, device=device)
-        self.weights_ = result.weights
-        self.support_ = index_array(result.support, xp=xp, device=device)
-        rows = index_array([candidates[j] for j in result.support], xp=xp, device=device)
-        self.centres_ = xp.take(X, rows, axis=0)
-        self.dual_coef_ = result.dual_coef
-        self.intercept_ = xp.asarray(result.intercept, dtype=X.dtype, device=device)
-        self.objective_ = result.objective
-        self.objective_history_ = result.objective_history
-        self.n_active_history_ = result.n_active_history
-        self.iteration_history_ = result.iteration_history
-        self.n_iter_ = result.n_iter
-        self.mode_ = result.mode
-        self.n_features_in_ = X.shape[1]
 
 
 class SLKLPath(NamedTuple):
@@ -327,7 +337,7 @@ def slkl_path(
     tol: float = 1e-4,
     max_iter: int | None = None,
     random_state: Any = None,
-    fit_intercept: bool = False,
+    fit_intercept: bool = True,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
 ) -> SLKLPath:
     """SLKL for each ν of ``nus`` on one candidate set, each solve warm-started from the last.
@@ -363,6 +373,7 @@ def slkl_path(
     """
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
     nus = _check_nus(nus)
+    kernel = check_kernel(kernel, X)
     rng = check_random_state(random_state)
     problem, candidates, seed = _prepare(
         X, y, n_columns, kernel, mode, memory_budget, fit_intercept, rng, xp=xp
@@ -408,15 +419,71 @@ def _check_nus(nus: Any) -> tuple[float, ...]:
     return tuple(float(nu) for nu in values)
 
 
-class SLKLRegressorCV(KernelExpansionRegressor):
+def nu_grid(nu_top: float, n_nus: int, eps: float) -> tuple[float, ...]:
+    """``n_nus`` values of ν from ``nu_top`` down to ``eps·nu_top``, logarithmically spaced."""
+    if n_nus == 1:
+        return (nu_top,)
+    return tuple(nu_top * eps ** (i / (n_nus - 1)) for i in range(n_nus))
+
+
+def _fold_errors(
+    X: Array,
+    y: Array,
+    train: Any,
+    test: Any,
+    nus: tuple[float, ...],
+    seed: int,
+    n_columns: int | None,
+    options: dict,
+    *,
+    xp: ModuleType,
+) -> list[float]:
+    """Validation MSE of the SLKL path fitted on ``train``, one value per ν."""
+    device = device_of(X)
+    tr = index_array(train.tolist(), xp=xp, device=device)
+    te = index_array(test.tolist(), xp=xp, device=device)
+    X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
+    X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
+    M = min(check_n_columns(n_columns, X.shape[0]), X_tr.shape[0])
+    path = slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=seed, **options)
+    kernel = options["kernel"]
+    errors = []
+    for result in path.results:
+        rows = xp.take(path.candidates, index_array(result.support, xp=xp, device=device))
+        centres = xp.take(X_tr, rows, axis=0)
+        pred = predict_dual(
+            lambda block, c=centres: kernel._evaluate(block, c, xp=xp),
+            X_te,
+            result.dual_coef,
+            xp.asarray(result.intercept, dtype=X.dtype, device=device),
+            xp=xp,
+        )
+        errors.append(float(to_numpy(xp.mean((pred - y_te) ** 2))))
+    return errors
+
+
+class SLKLRegressorCV(_SLKLModel):
     """SLKL with ν chosen by cross-validation over a warm-started path (:func:`slkl_path`).
+
+    The default grid comes from the data, as ``LassoCV``'s: ``n_nus`` values from
+    ``ν_max = max_m (c_mᵀy)²`` — the smallest ν at which every weight is zero, so the model is
+    the mean of y — down to ``eps·ν_max``. The kernel width (``"scale"``) and ν_max are taken
+    from all the training data; each fold then fits its own path, and the chosen ν is refitted
+    on all the data from the pass over the rows already made for ν_max. A choice on either end
+    of the grid gets a warning: the best ν may lie outside it.
 
     Parameters
     ----------
     nus : sequence of float, default=None
-        Grid of ν; ``None`` means 8 values from 1 down to 1e-4, logarithmically spaced.
+        Grid of ν; ``None`` means the data-scaled grid of ``n_nus`` and ``eps``.
+    n_nus : int, default=10
+        Number of values of the default grid.
+    eps : float, default=1e-4
+        Ratio ``ν_min / ν_max`` of the default grid, in (0, 1).
     cv : int or cross-validation splitter, default=5
         As in scikit-learn (``KFold`` for an int).
+    n_jobs : int, default=None
+        Folds fitted in parallel (joblib; ``None`` means 1 unless in a ``parallel_backend``).
     kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept
         As for :class:`SLKLRegressor`.
     memory_budget : int, default=2**30
@@ -427,12 +494,14 @@ class SLKLRegressorCV(KernelExpansionRegressor):
     nu_ : float
         The ν with the lowest mean validation MSE.
     nus_ : tuple of float
-        The grid.
+        The grid, from the largest ν to the smallest.
+    nu_max_ : float
+        ``max_m (c_mᵀy)²`` on all the training data.
     mse_path_ : tuple of tuple of float
         Validation MSE, one row per ν, one column per fold.
-    estimator_ : SLKLRegressor
-        Refitted on all the data with ``nu_``; its fitted attributes (``weights_``,
-        ``dual_coef_``, ``support_``, ...) are mirrored here.
+    candidates_, weights_, support_, centres_, dual_coef_, intercept_, kernel_, objective_
+    n_iter_, mode_, n_features_in_
+        Of the refit on all the data with ``nu_``, as for :class:`SLKLRegressor`.
 
     Examples
     --------
@@ -449,15 +518,21 @@ class SLKLRegressorCV(KernelExpansionRegressor):
     _parameter_constraints: dict = {
         **_SOLVER_CONSTRAINTS,
         "nus": ["array-like", None],
+        "n_nus": [Interval(numbers.Integral, 1, None, closed="left")],
+        "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
         "cv": ["cv_object"],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(
         self,
         nus: Sequence[float] | None = None,
         *,
+        n_nus: int = 10,
+        eps: float = 1e-4,
         cv: Any = 5,
-        kernel: Kernel | None = None,
+        n_jobs: int | None = None,
+        kernel: Kernel | str | None = None,
         n_columns: int | None = None,
         mode: str = "auto",
         selection: str = "greedy",
@@ -465,11 +540,14 @@ class SLKLRegressorCV(KernelExpansionRegressor):
         tol: float = 1e-4,
         max_iter: int | None = None,
         random_state: Any = None,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.nus = nus
+        self.n_nus = n_nus
+        self.eps = eps
         self.cv = cv
+        self.n_jobs = n_jobs
         self.kernel = kernel
         self.n_columns = n_columns
         self.mode = mode
@@ -481,13 +559,15 @@ class SLKLRegressorCV(KernelExpansionRegressor):
         self.fit_intercept = fit_intercept
         self.memory_budget = memory_budget
 
-    def fit(self, X: Array, y: Array) -> SLKLRegressorCV:
+    def fit(self, X: Array, y: Array, groups: Array | None = None) -> SLKLRegressorCV:
         """Cross-validate ν over the path, then refit on all the data.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
         y : array of shape (n_samples,)
+        groups : array-like of shape (n_samples,), default=None
+            Group labels for a group splitter (``GroupKFold``, ...).
 
         Returns
         -------
@@ -495,12 +575,8 @@ class SLKLRegressorCV(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        nus = tuple(10.0 ** (-4.0 * i / 7.0) for i in range(8)) if self.nus is None else self.nus
-        nus = _check_nus(nus)
-        kernel = check_kernel(self.kernel, default=DEFAULT_KERNEL)
+        kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
-        n = X.shape[0]
-        device = device_of(X)
         options = dict(
             kernel=kernel,
             mode=self.mode,
@@ -511,48 +587,64 @@ class SLKLRegressorCV(KernelExpansionRegressor):
             fit_intercept=self.fit_intercept,
             memory_budget=self.memory_budget,
         )
-        errors: list[list[float]] = [[] for _ in nus]
-        for train, test in check_cv(self.cv).split(to_numpy(X)):
-            tr = index_array(train.tolist(), xp=xp, device=device)
-            te = index_array(test.tolist(), xp=xp, device=device)
-            X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
-            X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
-            M = min(check_n_columns(self.n_columns, n), X_tr.shape[0])
-            path = slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=rng, **options)
-            for i, result in enumerate(path.results):
-                rows = xp.take(path.candidates, index_array(result.support, xp=xp, device=device))
-                centres = xp.take(X_tr, rows, axis=0)
-                pred = predict_dual(
-                    lambda block, c=centres: kernel._evaluate(block, c, xp=xp),
-                    X_te,
-                    result.dual_coef,
-                    xp.asarray(result.intercept, dtype=X.dtype, device=device),
-                    xp=xp,
-                )
-                errors[i].append(float(to_numpy(xp.mean((pred - y_te) ** 2))))
+        problem, candidates, seed = _prepare(
+            X,
+            y,
+            self.n_columns,
+            kernel,
+            self.mode,
+            self.memory_budget,
+            self.fit_intercept,
+            rng,
+            xp=xp,
+        )
+        self.nu_max_ = nu_max(problem)
+        if self.nus is not None:
+            nus = _check_nus(self.nus)
+        elif self.nu_max_ > 0:
+            nus = nu_grid(self.nu_max_, self.n_nus, self.eps)
+        else:  # y is constant (after centring): every ν gives μ = 0
+            nus = (1.0,)
+        y_host = to_numpy(y)
+        folds = list(check_cv(self.cv).split(to_numpy(X), y_host, groups))
+        seeds = rng.randint(2**31 - 1, size=len(folds))
+        per_fold = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fold_errors)(X, y, train, test, nus, int(s), self.n_columns, options, xp=xp)
+            for (train, test), s in zip(folds, seeds, strict=True)
+        )
+        errors = [[fold[i] for fold in per_fold] for i in range(len(nus))]
         means = [sum(e) / len(e) for e in errors]
         best = min(range(len(nus)), key=means.__getitem__)
+        if len(nus) > 1 and best in (0, len(nus) - 1):
+            self._warn_grid_end(nus, best)
         self.nu_ = nus[best]
         self.nus_ = nus
         self.mse_path_ = tuple(tuple(e) for e in errors)
-        self.estimator_ = SLKLRegressor(
-            n_columns=self.n_columns, nu=self.nu_, random_state=rng, **options
-        ).fit(X, y)
-        for name in (
-            "kernel_",
-            "candidates_",
-            "weights_",
-            "support_",
-            "centres_",
-            "dual_coef_",
-            "intercept_",
-            "objective_",
-            "n_iter_",
-            "mode_",
-            "n_features_in_",
-        ):
-            setattr(self, name, getattr(self.estimator_, name))
+        result = slkl_solve(
+            problem,
+            nu=self.nu_,
+            seed=seed,
+            step=self.step,
+            selection=self.selection,
+            tol=float(self.tol),
+            max_iter=self.max_iter,
+        )
+        self._store(result, X, candidates, kernel, xp=xp)
         return self
+
+    def _warn_grid_end(self, nus: tuple[float, ...], best: int) -> None:
+        largest = nus[best] == max(nus)
+        what = (
+            "its largest value (every weight zero: the model is the mean of y)"
+            if largest
+            else "its smallest value"
+        )
+        advice = "nus" if self.nus is not None else "eps or n_nus"
+        msg = (
+            f"{type(self).__name__} chose nu = {nus[best]:.4g}, {what}; the best nu may lie "
+            f"outside the grid [{min(nus):.4g}, {max(nus):.4g}]: widen it ({advice})"
+        )
+        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 class UniformRankOneRidge(KernelExpansionRegressor):
@@ -567,14 +659,15 @@ class UniformRankOneRidge(KernelExpansionRegressor):
 
     Parameters
     ----------
-    kernel : lrkl.kernels.Kernel, default=None
-        ``None`` means ``Gaussian(sigma2=1.0)``.
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
     n_columns : int, default=None
         M; ``None`` means min(n_samples, 256).
     weight : float, default=None
         The common weight; ``None`` means 1/M.
     random_state : int, RandomState or None, default=None
-    fit_intercept : bool, default=False
+    fit_intercept : bool, default=True
+        Fit an unpenalised bias (``False``: the paper's model).
 
     Attributes
     ----------
@@ -594,7 +687,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
     """
 
     _parameter_constraints: dict = {
-        "kernel": [Kernel, None],
+        "kernel": KERNEL_CONSTRAINT,
         "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "weight": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "random_state": ["random_state"],
@@ -603,12 +696,12 @@ class UniformRankOneRidge(KernelExpansionRegressor):
 
     def __init__(
         self,
-        kernel: Kernel | None = None,
+        kernel: Kernel | str | None = None,
         n_columns: int | None = None,
         weight: float | None = None,
         *,
         random_state: Any = None,
-        fit_intercept: bool = False,
+        fit_intercept: bool = True,
     ) -> None:
         self.kernel = kernel
         self.n_columns = n_columns
@@ -638,7 +731,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         M = check_n_columns(self.n_columns, X.shape[0])
         weight = 1.0 / M if self.weight is None else float(self.weight)
-        self.kernel_ = check_kernel(self.kernel, default=DEFAULT_KERNEL)
+        self.kernel_ = check_kernel(self.kernel, X)
         rows = sample_rows(X.shape[0], M, self.random_state)
         problem = slkl_problem(
             X, y, rows, kernel=self.kernel_, mode="gram", fit_intercept=self.fit_intercept, xp=xp

@@ -63,6 +63,7 @@ __all__ = [
     "SLKLResult",
     "SLKLState",
     "choose_mode",
+    "nu_max",
     "slkl_problem",
     "slkl_solve",
 ]
@@ -368,6 +369,16 @@ def slkl_problem(
 
 
 # --------------------------------------------------------------------------- the active set and G
+
+
+def nu_max(problem: GramProblem | DirectProblem) -> float:
+    """The smallest ν at which μ = 0 is optimal: ``max_m (c_mᵀy)²``.
+
+    At μ = 0 the partial derivative of F (λ = 1) along μ_m is ``ν − (c_mᵀy)²``, so no weight
+    leaves zero once ν reaches the largest ``(c_mᵀy)²``: the natural top of a path of ν, as
+    ``LassoCV`` takes its largest α from the data.
+    """
+    return float(max(problem.b**2))
 
 
 class _ActiveSet:
