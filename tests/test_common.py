@@ -42,7 +42,7 @@ ESTIMATORS = [
     LowRankFeatures(TWO_KERNELS, rank=3, method="nystrom", n_landmarks=8, random_state=0),
     UniformKernelRidge(TWO_KERNELS),
     *(AlignmentKernelRidge(TWO_KERNELS, method=m) for m in ("align", "alignf", "alignfc")),
-    MklarenRegressor(n_components=14, lookahead=5),
+    MklarenRegressor(n_components=10, lookahead=5),
 ]
 
 

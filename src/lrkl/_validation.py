@@ -40,7 +40,9 @@ __all__ = [
     "check_X_y",
     "check_kernel",
     "check_kernels",
+    "check_n_columns",
     "check_predict_X",
+    "clip_to_samples",
     "default_kernels",
     "validate_params",
 ]
@@ -92,6 +94,23 @@ def check_kernels(kernels: Sequence[Kernel | str] | None, X: Array) -> list[Kern
         msg = "kernels must hold at least one Kernel, received an empty sequence"
         raise ValueError(msg)
     return [check_kernel(kernel, X, name=f"kernels[{q}]") for q, kernel in enumerate(kernels)]
+
+
+def clip_to_samples(value: int, n: int, *, name: str, owner: str) -> int:
+    """``value``, or ``n_samples`` with a warning when ``value`` exceeds it: a number of
+    columns, landmarks or a rank cannot exceed the number of training samples."""
+    if value > n:
+        msg = f"{owner}: {name}={value} exceeds n_samples={n}; using {name}={n}"
+        warnings.warn(msg, UserWarning, stacklevel=3)
+        return n
+    return int(value)
+
+
+def check_n_columns(value: int | None, n: int, *, owner: str) -> int:
+    """M, the number of training columns: ``None`` means min(n, 256); above n it is clipped."""
+    if value is None:
+        return min(n, 256)
+    return clip_to_samples(value, n, name="n_columns", owner=owner)
 
 
 #: The constraint of a ``kernel`` parameter.

@@ -25,6 +25,7 @@ from lrkl._validation import (
     Interval,
     StrOptions,
     check_kernel,
+    check_n_columns,
     check_predict_X,
     check_X_y,
 )
@@ -47,16 +48,6 @@ def sample_rows(n: int, M: int, random_state: Any) -> list[int]:
     """M distinct row numbers of ``range(n)`` drawn uniformly, in increasing order."""
     rng = check_random_state(random_state)
     return sorted(int(i) for i in rng.choice(n, size=M, replace=False))
-
-
-def check_n_columns(value: int | None, n: int) -> int:
-    """M: ``None`` means min(n, 256); otherwise an integer in [1, n_samples]."""
-    if value is None:
-        return min(n, 256)
-    if not 1 <= value <= n:
-        msg = f"n_columns must be an integer in [1, n_samples = {n}], received {value!r}"
-        raise ValueError(msg)
-    return int(value)
 
 
 class KernelExpansionRegressor(LRKLRegressor):
@@ -232,7 +223,7 @@ class KernelRidgeSubset(KernelRidgeExact):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        M = check_n_columns(self.n_columns, X.shape[0])
+        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         rows = sample_rows(X.shape[0], M, self.random_state)
         self.kernel_ = check_kernel(self.kernel, X)
         self.candidates_ = index_array(rows, xp=xp, device=device_of(X))

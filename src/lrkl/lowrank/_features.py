@@ -17,6 +17,7 @@ from lrkl._validation import (
     check_predict_X,
     check_X,
     check_X_y,
+    clip_to_samples,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._csi import csi
@@ -31,20 +32,20 @@ Array = Any
 METHODS = ("icd", "csi", "nystrom")
 
 
-def per_kernel_ranks(rank: int | Sequence[int], p: int, n: int, *, name: str = "rank") -> list[int]:
-    """One rank per kernel from an int (shared) or a sequence (one per kernel), each in [1, n]."""
+def per_kernel_ranks(
+    rank: int | Sequence[int], p: int, n: int, *, owner: str, name: str = "rank"
+) -> list[int]:
+    """One rank per kernel from an int (shared) or a sequence (one per kernel), each ≥ 1; a
+    rank above n_samples is clipped to it with a warning."""
     ranks = [rank] * p if isinstance(rank, numbers.Integral) else list(rank)
     if len(ranks) != p:
         msg = f"{name} must be an integer or hold one rank per kernel ({p}), received {rank!r}"
         raise ValueError(msg)
     for r in ranks:
-        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or not 1 <= r <= n:
-            msg = (
-                f"{name} must be an integer between 1 and n_samples={n} (per kernel), "
-                f"received {rank!r}"
-            )
+        if isinstance(r, bool) or not isinstance(r, numbers.Integral) or r < 1:
+            msg = f"{name} must hold integers >= 1 (one per kernel), received {rank!r}"
             raise ValueError(msg)
-    return [int(r) for r in ranks]
+    return [clip_to_samples(r, n, name=name, owner=owner) for r in ranks]
 
 
 class LowRankFeatures(LRKLTransformer):
@@ -182,11 +183,15 @@ class LowRankFeatures(LRKLTransformer):
             xp, X = check_X(X)
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
-        ranks = per_kernel_ranks(self.rank, len(kernels), n)
+        ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
         landmarks = None
         if self.method == "nystrom":
-            m = max(ranks) if self.n_landmarks is None else int(self.n_landmarks)
-            if not max(ranks) <= m <= n:
+            m = max(ranks)
+            if self.n_landmarks is not None:
+                m = clip_to_samples(
+                    self.n_landmarks, n, name="n_landmarks", owner=type(self).__name__
+                )
+            if m < max(ranks):
                 msg = (
                     f"n_landmarks must be an integer between max(rank)={max(ranks)} and "
                     f"n_samples={n}, received {self.n_landmarks!r}"

@@ -9,7 +9,14 @@ from typing import Any
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLRegressor
-from lrkl._validation import Interval, StrOptions, check_kernels, check_predict_X, check_X_y
+from lrkl._validation import (
+    Interval,
+    StrOptions,
+    check_kernels,
+    check_predict_X,
+    check_X_y,
+    clip_to_samples,
+)
 from lrkl.kernels import Kernel
 from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
@@ -160,11 +167,14 @@ class MklarenRegressor(LRKLRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__)
         kernels = check_kernels(self.kernels, X)
+        n_components = clip_to_samples(
+            self.n_components, X.shape[0], name="n_components", owner=type(self).__name__
+        )
         result = mklaren_fit(
             kernels,
             X,
             y,
-            int(self.n_components),
+            n_components,
             lookahead=int(self.lookahead),
             alpha=float(self.alpha),
             first_pivot=self.first_pivot,

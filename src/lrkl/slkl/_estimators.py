@@ -35,14 +35,11 @@ from lrkl._validation import (
     Interval,
     StrOptions,
     check_kernel,
+    check_n_columns,
     check_X_y,
     validate_params,
 )
-from lrkl.kernel_ridge._estimators import (
-    KernelExpansionRegressor,
-    check_n_columns,
-    sample_rows,
-)
+from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._solvers import PrimalProblem, make_solver, solve_primal
 from lrkl.kernels import Kernel
@@ -87,11 +84,12 @@ def _prepare(
     fit_intercept: bool,
     rng: Any,
     *,
+    owner: str,
     xp: ModuleType,
 ) -> tuple[Any, list[int], int]:
     """Draw S, then the problem's one pass over the rows with the resolved ``kernel``; also the
     seed of the coordinate draws."""
-    M = check_n_columns(n_columns, X.shape[0])
+    M = check_n_columns(n_columns, X.shape[0], owner=owner)
     candidates = sample_rows(X.shape[0], M, rng)
     seed = int(rng.randint(2**31 - 1))
     problem = slkl_problem(
@@ -281,6 +279,7 @@ class SLKLRegressor(_SLKLModel):
             self.memory_budget,
             self.fit_intercept,
             rng,
+            owner=type(self).__name__,
             xp=xp,
         )
         monitor = self._monitor(
@@ -376,7 +375,7 @@ def slkl_path(
     kernel = check_kernel(kernel, X)
     rng = check_random_state(random_state)
     problem, candidates, seed = _prepare(
-        X, y, n_columns, kernel, mode, memory_budget, fit_intercept, rng, xp=xp
+        X, y, n_columns, kernel, mode, memory_budget, fit_intercept, rng, owner="slkl_path", xp=xp
     )
     results: dict[int, SLKLResult] = {}
     mu0 = None
@@ -433,7 +432,7 @@ def _fold_errors(
     test: Any,
     nus: tuple[float, ...],
     seed: int,
-    n_columns: int | None,
+    n_columns: int,
     options: dict,
     *,
     xp: ModuleType,
@@ -444,7 +443,7 @@ def _fold_errors(
     te = index_array(test.tolist(), xp=xp, device=device)
     X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
     X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
-    M = min(check_n_columns(n_columns, X.shape[0]), X_tr.shape[0])
+    M = min(n_columns, X_tr.shape[0])
     path = slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=seed, **options)
     kernel = options["kernel"]
     errors = []
@@ -596,6 +595,7 @@ class SLKLRegressorCV(_SLKLModel):
             self.memory_budget,
             self.fit_intercept,
             rng,
+            owner=type(self).__name__,
             xp=xp,
         )
         self.nu_max_ = nu_max(problem)
@@ -609,7 +609,7 @@ class SLKLRegressorCV(_SLKLModel):
         folds = list(check_cv(self.cv).split(to_numpy(X), y_host, groups))
         seeds = rng.randint(2**31 - 1, size=len(folds))
         per_fold = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fold_errors)(X, y, train, test, nus, int(s), self.n_columns, options, xp=xp)
+            delayed(_fold_errors)(X, y, train, test, nus, int(s), problem.M, options, xp=xp)
             for (train, test), s in zip(folds, seeds, strict=True)
         )
         errors = [[fold[i] for fold in per_fold] for i in range(len(nus))]
@@ -729,7 +729,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        M = check_n_columns(self.n_columns, X.shape[0])
+        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         weight = 1.0 / M if self.weight is None else float(self.weight)
         self.kernel_ = check_kernel(self.kernel, X)
         rows = sample_rows(X.shape[0], M, self.random_state)
