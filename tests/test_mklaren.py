@@ -290,7 +290,7 @@ def test_first_pivot_rules(rng):
 def test_rank_larger_than_the_data_stops_early(rng):
     X = rng.normal(size=(6, 2))
     y = X[:, 0] + rng.normal(size=6)
-    model = MklarenRegressor([Linear()], n_components=5, lookahead=2).fit(X, y)
+    model = MklarenRegressor([Linear()], n_components=5, lookahead=2, alpha=0.0).fit(X, y)
     assert model.n_components_ == 2  # the linear kernel has rank 2
     Xc = np.column_stack([np.ones(6), X])
     expected = Xc @ np.linalg.lstsq(Xc, y, rcond=None)[0]

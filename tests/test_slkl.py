@@ -280,7 +280,7 @@ def test_baselines_equal_dense_kernel_ridge(backend):
     S = to_numpy(subset.candidates_)
     ref = K(X_test, X[S]) @ np.linalg.solve(K(X[S], X[S]) + np.eye(12), y[S])
     np.testing.assert_allclose(to_numpy(subset.predict(Tb)), ref, rtol=1e-8)
-    unif = UniformRankOneRidge(KERNEL, 12, random_state=0, fit_intercept=False).fit(Xb, yb)
+    unif = UniformRankOneRidge(KERNEL, 12, 1 / 12, random_state=0, fit_intercept=False).fit(Xb, yb)
     S = to_numpy(unif.candidates_)
     ref = _dense_predict(X, y, S, np.full(12, 1.0 / 12), X_test)
     np.testing.assert_allclose(to_numpy(unif.predict(Tb)), ref, rtol=1e-8, atol=1e-12)

@@ -75,13 +75,15 @@ def main() -> None:
     names = list(data)
     print(f"test R² (mean over {args.seeds} splits), n_train: ", end="")
     print(", ".join(f"{k} {int(0.75 * data[k][0].shape[0])}" for k in names))
-    print(f"{'estimator':26s}" + "".join(f"{k:>16s}" for k in names) + f"{'worst gap':>11s}{'fit s':>8s}")
+    print(
+        f"{'estimator':26s}"
+        + "".join(f"{k:>16s}" for k in names)
+        + f"{'worst gap':>11s}{'fit s':>8s}"
+    )
     reference = "sklearn KernelRidge(rbf)"
     for label in ESTIMATORS:
         means = [float(np.mean(r2[name, label])) for name in names]
-        gaps = [
-            float(np.min(np.subtract(r2[name, label], r2[name, reference]))) for name in names
-        ]
+        gaps = [float(np.min(np.subtract(r2[name, label], r2[name, reference]))) for name in names]
         worst = min(gaps)
         flag = "" if label == reference or worst >= -0.05 else "  MISSED"
         print(

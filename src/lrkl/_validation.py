@@ -106,10 +106,11 @@ def clip_to_samples(value: int, n: int, *, name: str, owner: str) -> int:
     return int(value)
 
 
-def check_n_columns(value: int | None, n: int, *, owner: str) -> int:
-    """M, the number of training columns: ``None`` means min(n, 256); above n it is clipped."""
+def check_n_columns(value: int | None, n: int, *, owner: str, default: int = 256) -> int:
+    """M, the number of training columns: ``None`` means min(n, default); above n it is
+    clipped."""
     if value is None:
-        return min(n, 256)
+        return min(n, default)
     return clip_to_samples(value, n, name="n_columns", owner=owner)
 
 

@@ -231,6 +231,7 @@ class Gaussian(Kernel):
     --------
     >>> Gaussian(sigma2=2.0)
     Gaussian(gamma=0.25)
+    >>> import numpy as np
     >>> Gaussian().resolve(np.array([[0.0, 0.0], [2.0, 2.0]]))
     Gaussian(gamma=0.5)
     """

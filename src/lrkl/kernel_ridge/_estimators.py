@@ -161,7 +161,8 @@ class KernelRidgeSubset(KernelRidgeExact):
     kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
         ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
     n_columns : int, default=None
-        M, the number of points kept; ``None`` means min(n_samples, 256).
+        M, the number of points kept; ``None`` means min(n_samples, 1000) (the cost is
+        O(M³ + nM): M is cheap here, and a small subset makes a poor model).
     alpha : float, default=1.0
         The ridge penalty α > 0.
     random_state : int, RandomState or None, default=None
@@ -223,7 +224,7 @@ class KernelRidgeSubset(KernelRidgeExact):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
-        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
+        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__, default=1000)
         rows = sample_rows(X.shape[0], M, self.random_state)
         self.kernel_ = check_kernel(self.kernel, X)
         self.candidates_ = index_array(rows, xp=xp, device=device_of(X))
@@ -249,8 +250,9 @@ class LowRankRidge(LRKLRegressor):
         The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
         kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
         (:func:`lrkl.kernels.Kernel.resolve`).
-    rank : int or list of int, default=6
-        Rank ``r`` per kernel (one for all, or one per kernel), ``1 ≤ r ≤ n_samples``. ICD and
+    rank : int, list of int or None, default=None
+        Rank ``r`` per kernel (one for all, or one per kernel), at most ``n_samples``; ``None``
+        means min(n_samples, 100). ICD and
         CSI may return fewer columns when a kernel's residual runs out.
     method : {"icd", "csi", "nystrom"}, default="icd"
         The approximation.
@@ -311,7 +313,7 @@ class LowRankRidge(LRKLRegressor):
     def __init__(
         self,
         kernels: Sequence[Kernel] | None = None,
-        rank: int | Sequence[int] = 6,
+        rank: int | Sequence[int] | None = None,
         method: str = "icd",
         alpha: float = 1.0,
         *,

@@ -31,12 +31,17 @@ Array = Any
 
 METHODS = ("icd", "csi", "nystrom")
 
+#: The default rank per kernel (fewer when there are fewer samples).
+DEFAULT_RANK = 100
+
 
 def per_kernel_ranks(
-    rank: int | Sequence[int], p: int, n: int, *, owner: str, name: str = "rank"
+    rank: int | Sequence[int] | None, p: int, n: int, *, owner: str, name: str = "rank"
 ) -> list[int]:
     """One rank per kernel from an int (shared) or a sequence (one per kernel), each ≥ 1; a
     rank above n_samples is clipped to it with a warning."""
+    if rank is None:
+        return [min(n, DEFAULT_RANK)] * p
     ranks = [rank] * p if isinstance(rank, numbers.Integral) else list(rank)
     if len(ranks) != p:
         msg = f"{name} must be an integer or hold one rank per kernel ({p}), received {rank!r}"
@@ -65,10 +70,10 @@ class LowRankFeatures(LRKLTransformer):
         The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
         kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
         (:func:`lrkl.kernels.Kernel.resolve`).
-    rank : int or list of int, default=6
-        Rank per kernel (one for all, or one per kernel), ``1 ≤ r ≤ n_samples`` (Nyström: at
-        most ``n_landmarks``). ICD and CSI may return fewer columns when a kernel's residual runs
-        out.
+    rank : int, list of int or None, default=None
+        Rank per kernel (one for all, or one per kernel), at most ``n_samples`` (Nyström: at
+        most ``n_landmarks``); ``None`` means min(n_samples, 100). ICD and CSI may return
+        fewer columns when a kernel's residual runs out.
     method : {"icd", "csi", "nystrom"}, default="icd"
         The approximation. CSI uses the targets and needs ``y`` in ``fit``.
     n_landmarks : int, default=None
@@ -111,7 +116,7 @@ class LowRankFeatures(LRKLTransformer):
 
     _parameter_constraints: dict = {
         "kernels": [list, tuple, None],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple],
+        "rank": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, None],
         "method": [StrOptions(set(METHODS))],
         "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "lookahead": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -124,7 +129,7 @@ class LowRankFeatures(LRKLTransformer):
     def __init__(
         self,
         kernels: Sequence[Kernel] | None = None,
-        rank: int | Sequence[int] = 6,
+        rank: int | Sequence[int] | None = None,
         method: str = "icd",
         *,
         n_landmarks: int | None = None,

@@ -32,6 +32,9 @@ from lrkl.mklaren._solver import (
 
 __all__ = ["MklarenRegressor"]
 
+#: The default total rank (fewer when there are fewer samples).
+DEFAULT_N_COMPONENTS = 200
+
 Array = Any
 
 
@@ -54,12 +57,12 @@ class MklarenRegressor(LRKLRegressor):
         ``Gaussian(gamma="scale")`` (:func:`lrkl.kernels.Kernel.resolve`).
         (The paper's ``θ ∈ {2⁻³, …, 2³}`` suit its unit-norm rows; pass them explicitly to
         reproduce it.)
-    n_components : int, default=14
+    n_components : int, default=None
         Total rank ``K``: the number of Cholesky columns selected over all kernels (the paper's
-        ``rank``; ``rank_`` tells how many each kernel got).
+        ``rank``; ``rank_`` tells how many each kernel got); ``None`` means min(n_samples, 200).
     lookahead : int, default=10
         Number of look-ahead columns ``δ`` per kernel.
-    alpha : float, default=0.0
+    alpha : float, default=0.1
         ℓ2 regularisation ``λ ≥ 0`` (the paper's λ).
     first_pivot : {"abs", "signed"}, default="abs"
         ``"abs"``: the first pivot maximises the absolute correlation (least-angle regression,
@@ -120,7 +123,7 @@ class MklarenRegressor(LRKLRegressor):
 
     _parameter_constraints: dict = {
         "kernels": [list, tuple, None],
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "lookahead": [Interval(numbers.Integral, 1, None, closed="left")],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "first_pivot": [StrOptions(set(FIRST_PIVOT_RULES))],
@@ -130,9 +133,9 @@ class MklarenRegressor(LRKLRegressor):
     def __init__(
         self,
         kernels: Sequence[Kernel] | None = None,
-        n_components: int = 14,
+        n_components: int | None = None,
         lookahead: int = 10,
-        alpha: float = 0.0,
+        alpha: float = 0.1,
         *,
         first_pivot: str = "abs",
         scoring: str = "reference",
@@ -167,8 +170,13 @@ class MklarenRegressor(LRKLRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__)
         kernels = check_kernels(self.kernels, X)
-        n_components = clip_to_samples(
-            self.n_components, X.shape[0], name="n_components", owner=type(self).__name__
+        n = X.shape[0]
+        n_components = (
+            min(n, DEFAULT_N_COMPONENTS)
+            if self.n_components is None
+            else clip_to_samples(
+                self.n_components, n, name="n_components", owner=type(self).__name__
+            )
         )
         result = mklaren_fit(
             kernels,

@@ -469,15 +469,16 @@ class SLKLRegressorCV(_SLKLModel):
     the mean of y — down to ``eps·ν_max``. The kernel width (``"scale"``) and ν_max are taken
     from all the training data; each fold then fits its own path, and the chosen ν is refitted
     on all the data from the pass over the rows already made for ν_max. A choice on either end
-    of the grid gets a warning: the best ν may lie outside it.
+    of the grid gets a warning (the bottom only while the validation error still falls there by
+    more than 1 %): the best ν may lie outside it.
 
     Parameters
     ----------
     nus : sequence of float, default=None
         Grid of ν; ``None`` means the data-scaled grid of ``n_nus`` and ``eps``.
-    n_nus : int, default=10
+    n_nus : int, default=17
         Number of values of the default grid.
-    eps : float, default=1e-4
+    eps : float, default=1e-8
         Ratio ``ν_min / ν_max`` of the default grid, in (0, 1).
     cv : int or cross-validation splitter, default=5
         As in scikit-learn (``KFold`` for an int).
@@ -509,8 +510,8 @@ class SLKLRegressorCV(_SLKLModel):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-5, 5, (200, 2))
     >>> y = np.sinc(np.linalg.norm(X, axis=1) / np.pi) + 0.05 * rng.standard_normal(200)
-    >>> model = SLKLRegressorCV(nus=[1.0, 0.1, 0.01], n_columns=50, cv=3, random_state=0)
-    >>> model.fit(X, y).nu_ in (1.0, 0.1, 0.01)
+    >>> model = SLKLRegressorCV(n_columns=50, cv=3, random_state=0).fit(X, y)
+    >>> bool(model.nu_ in model.nus_ and model.nus_[0] == model.nu_max_)
     True
     """
 
@@ -527,8 +528,8 @@ class SLKLRegressorCV(_SLKLModel):
         self,
         nus: Sequence[float] | None = None,
         *,
-        n_nus: int = 10,
-        eps: float = 1e-4,
+        n_nus: int = 17,
+        eps: float = 1e-8,
         cv: Any = 5,
         n_jobs: int | None = None,
         kernel: Kernel | str | None = None,
@@ -615,8 +616,7 @@ class SLKLRegressorCV(_SLKLModel):
         errors = [[fold[i] for fold in per_fold] for i in range(len(nus))]
         means = [sum(e) / len(e) for e in errors]
         best = min(range(len(nus)), key=means.__getitem__)
-        if len(nus) > 1 and best in (0, len(nus) - 1):
-            self._warn_grid_end(nus, best)
+        self._warn_grid_end(nus, means, best)
         self.nu_ = nus[best]
         self.nus_ = nus
         self.mse_path_ = tuple(tuple(e) for e in errors)
@@ -632,13 +632,18 @@ class SLKLRegressorCV(_SLKLModel):
         self._store(result, X, candidates, kernel, xp=xp)
         return self
 
-    def _warn_grid_end(self, nus: tuple[float, ...], best: int) -> None:
-        largest = nus[best] == max(nus)
-        what = (
-            "its largest value (every weight zero: the model is the mean of y)"
-            if largest
-            else "its smallest value"
-        )
+    def _warn_grid_end(self, nus: tuple[float, ...], means: list[float], best: int) -> None:
+        """Warn when ν lands on the top of the grid (the constant model), or on its bottom while
+        the validation error still falls by more than 1 % from its neighbour there."""
+        order = sorted(range(len(nus)), key=nus.__getitem__)
+        if len(nus) < 2 or best not in (order[0], order[-1]):
+            return
+        if best == order[-1]:
+            what = "its largest value (every weight zero: the model is the mean of y)"
+        elif means[best] < 0.99 * means[order[1]]:
+            what = "its smallest value, with the validation error still falling there"
+        else:
+            return
         advice = "nus" if self.nus is not None else "eps or n_nus"
         msg = (
             f"{type(self).__name__} chose nu = {nus[best]:.4g}, {what}; the best nu may lie "
@@ -651,11 +656,11 @@ class UniformRankOneRidge(KernelExpansionRegressor):
     """Kernel ridge regression on the uniform combination of M rank-1 kernels: the paper's Unif.
 
     The kernel is ``K̃ = Σ_{m∈S} w c_m c_mᵀ`` over ``n_columns`` random training points, with
-    the same weight ``w`` for every m (``None``: ``1/M``, a convex combination as in the
-    ensemble-Nyström view the paper builds on), and λ = 1 as in SLKL. The fit uses the Gram
-    form of SLKL (one pass for ``B = C_SᵀC_S``, then an M × M solve): SLKL with μ fixed, which is
-    ridge regression on the M normalised columns with penalty ``1/w`` (the primal solver of
-    :mod:`lrkl.kernel_ridge`).
+    the same weight ``w`` for every m (the paper's reproduction takes ``1/M``, a convex
+    combination as in the ensemble-Nyström view the paper builds on), and λ = 1 as in SLKL.
+    The fit uses the Gram form of SLKL (one pass for ``B = C_SᵀC_S``, then an M × M solve):
+    SLKL with μ fixed, which is ridge regression on the M normalised columns with penalty
+    ``1/w`` (the primal solver of :mod:`lrkl.kernel_ridge`).
 
     Parameters
     ----------
@@ -663,8 +668,8 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
     n_columns : int, default=None
         M; ``None`` means min(n_samples, 256).
-    weight : float, default=None
-        The common weight; ``None`` means 1/M.
+    weight : float, default=1.0
+        The common weight; the SLKL paper's reproduction uses 1/M (a convex combination).
     random_state : int, RandomState or None, default=None
     fit_intercept : bool, default=True
         Fit an unpenalised bias (``False``: the paper's model).
@@ -689,7 +694,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
     _parameter_constraints: dict = {
         "kernel": KERNEL_CONSTRAINT,
         "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "weight": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "weight": [Interval(numbers.Real, 0, None, closed="neither")],
         "random_state": ["random_state"],
         "fit_intercept": ["boolean"],
     }
@@ -698,7 +703,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         self,
         kernel: Kernel | str | None = None,
         n_columns: int | None = None,
-        weight: float | None = None,
+        weight: float = 1.0,
         *,
         random_state: Any = None,
         fit_intercept: bool = True,
@@ -708,12 +713,6 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         self.weight = weight
         self.random_state = random_state
         self.fit_intercept = fit_intercept
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # With weights 1/M the kernel is heavily shrunk: a poor fit is the point of the baseline.
-        tags.regressor_tags.poor_score = True
-        return tags
 
     def fit(self, X: Array, y: Array) -> UniformRankOneRidge:
         """Solve ``(B + I/w) g = b`` on the normalised columns and predict by (16)–(17).
@@ -730,7 +729,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
-        weight = 1.0 / M if self.weight is None else float(self.weight)
+        weight = float(self.weight)
         self.kernel_ = check_kernel(self.kernel, X)
         rows = sample_rows(X.shape[0], M, self.random_state)
         problem = slkl_problem(
