@@ -509,7 +509,7 @@ class SLKLRegressorCV(_SLKLModel):
     >>> from lrkl import SLKLRegressorCV
     >>> rng = np.random.default_rng(0)
     >>> X = rng.uniform(-5, 5, (200, 2))
-    >>> y = np.sinc(np.linalg.norm(X, axis=1) / np.pi) + 0.05 * rng.standard_normal(200)
+    >>> y = np.sinc(np.linalg.norm(X, axis=1) / np.pi) + 0.3 * rng.standard_normal(200)
     >>> model = SLKLRegressorCV(n_columns=50, cv=3, random_state=0).fit(X, y)
     >>> bool(model.nu_ in model.nus_ and model.nus_[0] == model.nu_max_)
     True
