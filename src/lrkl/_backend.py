@@ -27,7 +27,9 @@ __all__ = [
     "get_namespace",
     "host_namespace",
     "index_array",
+    "move_to",
     "resolve_backend",
+    "same_place",
     "synchronize",
     "to_numpy",
 ]
@@ -213,12 +215,43 @@ def ensure_array(x: Any, /, *, name: str) -> Array:
         raise TypeError(msg)
     if not array_api_compat.is_array_api_obj(x) or isinstance(x, np.generic):
         x = np.asarray(x)
-    if isinstance(x, np.ndarray) and x.dtype == object:
+    if isinstance(x, np.ndarray) and x.dtype.kind in "US":
+        first = next((v for v in x.ravel() if not _is_number(v)), None)
+        if first is not None:
+            msg = f"{name} must hold numbers, received text such as {str(first)!r}"
+            raise ValueError(msg)
+    if isinstance(x, np.ndarray) and x.dtype.kind in "OUS":
         x = x.astype(np.float64)
     if isinstance(x, np.ndarray) and np.iscomplexobj(x):
         msg = f"Complex data not supported: {name} has dtype {x.dtype}, expected real values"
         raise ValueError(msg)
     return x
+
+
+def _is_number(v: Any) -> bool:
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def same_place(a: Array, b: Array) -> bool:
+    """Whether ``a`` and ``b`` come from one array library and live on one device."""
+    a_xp, b_xp = get_namespace(a), get_namespace(b)
+    return a_xp.__name__ == b_xp.__name__ and device_of(a) == device_of(b)
+
+
+def move_to(a: Array, /, *, like: Array) -> Array:
+    """``a`` in the namespace and on the device of ``like``: unchanged when it already is, else
+    copied (through the host between libraries). For the small arrays that follow ``X`` (``y``,
+    sample weights), as scikit-learn ≥ 1.8 moves them; ``X`` itself never moves."""
+    if same_place(a, like):
+        return a
+    xp = get_namespace(like)
+    if get_namespace(a).__name__ == xp.__name__:
+        return array_api_compat.to_device(a, device_of(like))
+    return from_host(to_numpy(a), xp=xp, device=device_of(like))
 
 
 # --------------------------------------------------------------------------- backends by name

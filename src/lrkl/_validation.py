@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -25,9 +26,17 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_params,
 )
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from lrkl._backend import check_array, check_consistent_length, ensure_array, get_namespace
+from lrkl._backend import (
+    check_array,
+    check_consistent_length,
+    device_of,
+    ensure_array,
+    get_namespace,
+    move_to,
+    same_place,
+)
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
@@ -118,8 +127,25 @@ def check_n_columns(value: int | None, n: int, *, owner: str, default: int = 256
 KERNEL_CONSTRAINT = [Kernel, StrOptions(set(KERNEL_NAMES)), None]
 
 
-def check_X(X: Any, *, dtype: Any = None) -> tuple[ModuleType, Array]:
-    """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite."""
+def _record_features(owner: Any, X: Any, *, reset: bool) -> None:
+    """Set (``reset``) or check ``n_features_in_`` and ``feature_names_in_`` (a DataFrame's
+    columns) the way scikit-learn does, on ``X`` as given, before it becomes an array."""
+    ndim = X.ndim if hasattr(X, "ndim") else np.asarray(X).ndim
+    if not isinstance(owner, str) and ndim == 2:  # other shapes get lrkl's message
+        validate_data(owner, X, reset=reset, skip_check_array=True)
+
+
+def _name(owner: Any) -> str:
+    return owner if isinstance(owner, str) else type(owner).__name__
+
+
+def check_X(X: Any, *, dtype: Any = None, owner: Any = "X") -> tuple[ModuleType, Array]:
+    """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite.
+
+    ``owner`` is an estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
+    are set) or a name for the messages.
+    """
+    _record_features(owner, X, reset=True)
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (
@@ -143,21 +169,26 @@ def check_X_y(
     X: Any,
     y: Any,
     *,
-    owner: str,
+    owner: Any,
     multi_output: bool = False,
     min_samples: int = 1,
 ) -> tuple[ModuleType, Array, Array]:
-    """Namespace, ``X`` (n × d) and ``y`` in X's floating dtype, from one array library.
+    """Namespace, ``X`` (n × d) and ``y`` in X's floating dtype, namespace and device.
 
-    ``y`` is 1-D, or (with ``multi_output``) 1-D or 2-D; a single-output estimator given a
-    column vector ravels it with a :class:`~sklearn.exceptions.DataConversionWarning`.
+    ``owner`` is the estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
+    are set) or a function's name. ``y`` follows ``X``: from another array library or device it
+    is copied to X's, as scikit-learn ≥ 1.8 does (``X`` itself never moves). ``y`` is 1-D, or
+    (with ``multi_output``) 1-D or 2-D; a single-output estimator given a column vector ravels
+    it with a :class:`~sklearn.exceptions.DataConversionWarning`, and several columns raise an
+    error that points at ``MultiOutputRegressor``.
     """
+    name = _name(owner)
     if y is None:
-        msg = f"{owner} requires y to be passed, but the target y is None"
+        msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
-    _, X = check_X(X)
-    y = ensure_array(y, name="y")
-    xp = get_namespace(X, y)
+    _, X = check_X(X, owner=owner)
+    y = move_to(ensure_array(y, name="y"), like=X)
+    xp = get_namespace(X)
     if not multi_output and y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape "
@@ -166,26 +197,46 @@ def check_X_y(
             stacklevel=3,
         )
         y = xp.reshape(y, (-1,))
+    if not multi_output and y.ndim == 2:
+        msg = (
+            f"{name} fits one target, received y of shape {tuple(y.shape)}; fit one model per "
+            "target with sklearn.multioutput.MultiOutputRegressor"
+        )
+        raise ValueError(msg)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2) if multi_output else 1, dtype=X.dtype)
     check_consistent_length(X=X, y=y)
     if X.shape[0] < min_samples:
-        msg = f"{owner} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
+        msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)
     return xp, X, y
 
 
-def check_predict_X(estimator: Any, X: Any, *, like: str | Array) -> tuple[ModuleType, Array]:
+def check_predict_X(
+    estimator: Any, X: Any, *, like: str | Array, method: str = "predict"
+) -> tuple[ModuleType, Array]:
     """Validated ``X`` for a fitted ``estimator``, in the dtype and array library of ``like``
     (a fitted array, or the name of the fitted array attribute).
 
-    Raises if the estimator is not fitted, if ``X`` comes from another array library than the
-    fitted arrays (checked before anything is converted), or if its number of features differs
-    from ``n_features_in_``.
+    Raises if the estimator is not fitted; if ``X`` comes from another array library or device
+    than the fitted arrays (checked first, before anything is converted; the message says how
+    to convert); or if its features differ from those seen in ``fit`` (number, or a
+    DataFrame's column names).
     """
     check_is_fitted(estimator)
     like = getattr(estimator, like) if isinstance(like, str) else like
-    get_namespace(ensure_array(X, name="X"), like)
-    xp, X = check_X(X, dtype=like.dtype)
+    _record_features(estimator, X, reset=False)
+    array = ensure_array(X, name="X")
+    if not same_place(array, like):
+        fitted = f"{get_namespace(like).__name__} on {device_of(like)!r}"
+        given = f"{get_namespace(array).__name__} on {device_of(array)!r}"
+        msg = (
+            f"Inputs passed to {type(estimator).__name__}.{method}() must use the same namespace "
+            f"and the same device as those passed to fit(): fitted with {fitted}, received "
+            f"{given}. Convert X first, for example with xp.asarray(X, device=...) of the "
+            "fitted library (lrkl._backend.to_numpy for NumPy)."
+        )
+        raise ValueError(msg)
+    xp, X = check_X(array, dtype=like.dtype)
     if X.shape[1] != estimator.n_features_in_:
         msg = (
             f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "

@@ -68,7 +68,7 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         kernels = check_kernels(self.kernels, X)
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, xp=xp)

@@ -139,7 +139,7 @@ class KernelRidgeExact(KernelExpansionRegressor):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         self.kernel_ = check_kernel(self.kernel, X)
         self._fit_dual(X, y, xp=xp)
         return self
@@ -223,7 +223,7 @@ class KernelRidgeSubset(KernelRidgeExact):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__, default=1000)
         rows = sample_rows(X.shape[0], M, self.random_state)
         self.kernel_ = check_kernel(self.kernel, X)
@@ -353,7 +353,7 @@ class LowRankRidge(LRKLRegressor):
         self : LowRankRidge
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         features = LowRankFeatures(
             self.kernels,
             self.rank,
@@ -388,7 +388,7 @@ class LowRankRidge(LRKLRegressor):
         array of shape ``(n_samples, sum(rank_))``
             On the training points, the stacked factors ``[G_1, …, G_p]``.
         """
-        check_predict_X(self, X, like="coef_")
+        _, X = check_predict_X(self, X, like="coef_", method="features")
         return self.features_.transform(X)
 
     def predict(self, X: Array) -> Array:

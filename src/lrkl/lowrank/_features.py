@@ -183,9 +183,9 @@ class LowRankFeatures(LRKLTransformer):
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()
         if self.method == "csi":
-            xp, X, y = check_X_y(X, y, owner=type(self).__name__, multi_output=True)
+            xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         else:
-            xp, X = check_X(X)
+            xp, X = check_X(X, owner=self)
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
@@ -247,5 +247,5 @@ class LowRankFeatures(LRKLTransformer):
             On the training rows, the stacked factors (up to round-off).
         """
         check_is_fitted(self)
-        xp, X = check_predict_X(self, X, like=self.factors_[0].G)
+        xp, X = check_predict_X(self, X, like=self.factors_[0].G, method="transform")
         return xp.concat([f.transform(X) for f in self.factors_], axis=1)

@@ -168,7 +168,7 @@ class MklarenRegressor(LRKLRegressor):
         self : MklarenRegressor
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__)
+        xp, X, y = check_X_y(X, y, owner=self)
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         n_components = (

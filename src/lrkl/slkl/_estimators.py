@@ -267,7 +267,7 @@ class SLKLRegressor(_SLKLModel):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
         problem, candidates, seed = _prepare(
@@ -574,7 +574,7 @@ class SLKLRegressorCV(_SLKLModel):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
         options = dict(
@@ -727,7 +727,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=type(self).__name__, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         weight = float(self.weight)
         self.kernel_ = check_kernel(self.kernel, X)
