@@ -1,5 +1,5 @@
-"""Development sessions: ``nox -s tests`` (default), tests_torch, tests_cupy, tests_slow, lint,
-docs, bench."""
+"""Development sessions: ``nox -s tests`` (default), tests_torch, tests_array_api, tests_cupy,
+tests_slow, lint, docs, bench."""
 
 from __future__ import annotations
 
@@ -34,6 +34,14 @@ def tests_torch(session: nox.Session) -> None:
     """The backend-parametrised tests on PyTorch (CPU build)."""
     session.install(".[test]", TORCH)
     session.run(*PYTEST, "-m", "not slow", "-k", "torch", *session.posargs)
+
+
+@nox.session
+def tests_array_api(session: nox.Session) -> None:
+    """scikit-learn's estimator checks with ``SCIPY_ARRAY_API=1``, so that its array-API checks
+    (array-api-strict on both devices, PyTorch on CPU, mixed namespaces) run too."""
+    session.install(".[test]", TORCH)
+    session.run(*PYTEST, "tests/test_common.py", *session.posargs, env={"SCIPY_ARRAY_API": "1"})
 
 
 @nox.session

@@ -402,4 +402,5 @@ class LowRankRidge(LRKLRegressor):
         -------
         array of shape (n_samples,) or (n_samples, n_targets)
         """
-        return self.features(X) @ self.coef_ + self.intercept_
+        _, X = check_predict_X(self, X, like="coef_")
+        return self.features_.transform(X) @ self.coef_ + self.intercept_

@@ -109,6 +109,15 @@ def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
     return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), X.dtype, xp=xp), copy=True)
 
 
+def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
+    """The stopping tolerance on the residual diagonal: ``tol``, raised to LAPACK's
+    rank-revealing floor ``n · ε · max diag K`` (``ε`` of the dtype, as ``?pstrf`` takes it) so
+    that a factor stops at the same numerical rank in float32 as in float64, instead of
+    factorising rounding error."""
+    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(d))
+    return max(tol, floor)
+
+
 def _factor(
     G: Array, pivots: list[int], X: Array, kernel: Kernel, d: Array, method: str, *, xp: ModuleType
 ) -> LowRankFactor:

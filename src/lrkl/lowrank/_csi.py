@@ -8,7 +8,7 @@ from typing import Any
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _cholesky_column, _diagonal, _factor
+from lrkl.lowrank._cholesky import _cholesky_column, _diagonal, _factor, residual_tolerance
 from lrkl.lowrank._factor import (
     LowRankFactor,
     _as_dtype,
@@ -171,6 +171,7 @@ def _csi(
     if centering:
         Y = Y - xp.mean(Y, axis=0)
     d = _diagonal(kernel, X, xp=xp)
+    tol = residual_tolerance(tol, d, xp=xp)
     trace, y_norm2 = float(xp.sum(d)), float(xp.sum(Y * Y))
     lam = (1.0 - kappa) / trace if trace > 0 else 0.0
     mu = kappa / y_norm2 if y_norm2 > 0 else 0.0

@@ -8,7 +8,7 @@ from typing import Any
 from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _diagonal, _factor, icd_column
+from lrkl.lowrank._cholesky import _diagonal, _factor, icd_column, residual_tolerance
 from lrkl.lowrank._factor import LowRankFactor, _check_nonnegative, _check_rank
 
 Array = Any
@@ -68,6 +68,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
     n = X.shape[0]
     G = xp.zeros((n, rank), dtype=X.dtype, device=device_of(X))
     d = _diagonal(kernel, X, xp=xp)
+    tol = residual_tolerance(tol, d, xp=xp)
     pivots: list[int] = []
     for k in range(rank):
         i = int(xp.argmax(d))
