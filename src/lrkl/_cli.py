@@ -1,4 +1,5 @@
-"""The ``lrkl`` console command: ``lrkl reproduce EXPERIMENT [options]``.
+"""The ``lrkl`` console command (also ``python -m lrkl``): ``lrkl reproduce EXPERIMENT
+[options]`` and ``lrkl --version``.
 
 Each experiment is a module ``lrkl.experiments.<name>`` with ``DESCRIPTION``,
 ``add_arguments(parser)`` and ``run(args) -> int``.
@@ -9,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 EXPERIMENTS = ("slkl", "mklaren")
 
@@ -16,16 +18,29 @@ EXPERIMENTS = ("slkl", "mklaren")
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``lrkl`` command, one sub-command per experiment."""
     parser = argparse.ArgumentParser(prog="lrkl", description="Low-rank kernel learning.")
+    parser.add_argument("--version", action="version", version=f"lrkl {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="regenerate a paper's tables and figures")
     experiments = reproduce.add_subparsers(dest="experiment", required=True)
     for name in EXPERIMENTS:
         module = importlib.import_module(f"lrkl.experiments.{name}")
-        sub = experiments.add_parser(name, help=module.DESCRIPTION, description=module.DESCRIPTION)
+        sub = experiments.add_parser(
+            name,
+            help=module.DESCRIPTION,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        )
         sub.add_argument("--out", default=f"lrkl-{name}", help="folder for tables and figures")
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
+
+
+def _version() -> str:
+    try:
+        return version("lrkl")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown (not installed)"
 
 
 def main(argv: list[str] | None = None) -> int:

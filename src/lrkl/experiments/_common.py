@@ -35,6 +35,15 @@ def namespace(name: str) -> tuple[ModuleType, Any]:
         raise SystemExit(f"lrkl: {exc}") from exc
 
 
+def require_plotting() -> None:
+    """Exit with the install line, before any work, when matplotlib (the figures) is missing."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:
+        msg = f"lrkl: the figures need matplotlib ({exc}); pip install 'lrkl[plot]'"
+        raise SystemExit(msg) from exc
+
+
 def progress(items: Iterable[T], total: int, label: str) -> Iterator[T]:
     """Yield ``items`` under a tqdm progress bar on stderr; silent when stderr is not a terminal
     (logs and CI get no carriage returns)."""

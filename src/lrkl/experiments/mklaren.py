@@ -39,6 +39,7 @@ from lrkl.experiments._common import (
     namespace,
     output_dir,
     progress,
+    require_plotting,
 )
 from lrkl.kernel_ridge import (
     LowRankRidge,
@@ -131,13 +132,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--data-home",
         default=None,
-        help="data home holding sentiment-blitzer/ (default: $LRKL_DATA, else ~/lrkl_data)",
+        help="data home holding sentiment-blitzer/; None means $LRKL_DATA, else ~/lrkl_data",
     )
     parser.add_argument(
         "--max-features",
         type=int,
         default=500,
-        help="sentiment features (default 500, as the authors' script; the paper says 4000)",
+        help="sentiment features (500 as the authors' script; the paper says 4000)",
     )
     parser.add_argument("--folds", type=int, default=5, help="sentiment repetitions (80/20)")
     parser.add_argument(
@@ -644,6 +645,8 @@ def _config(args: argparse.Namespace) -> dict:
 def run(args: argparse.Namespace) -> int:
     """Run the parts of the experiment asked for and write tables and figures to ``--out``."""
     xp, device = namespace(args.backend)
+    if {"table2", "timing"} & set(args.parts):  # the parts with figures
+        require_plotting()
     out = output_dir(args.out)
     cfg = _config(args)
     print(
