@@ -1,0 +1,158 @@
+"""A scikit-learn user's first hour: each finding of that report, as a test that failed before."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import make_friedman1
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.model_selection import GridSearchCV, GroupKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from lrkl import (
+    KernelRidgeExact,
+    KernelRidgeSubset,
+    LowRankRidge,
+    MklarenRegressor,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformRankOneRidge,
+)
+from lrkl._validation import InvalidParameterError
+from lrkl.kernels import Gaussian, Precomputed
+
+
+@pytest.fixture(scope="module")
+def friedman():
+    X, y = make_friedman1(n_samples=600, noise=1.0, random_state=0)
+    return X[:450], y[:450], X[450:], y[450:]
+
+
+def _r2(model, data):
+    X, y, X_test, y_test = data
+    return make_pipeline(StandardScaler(), model).fit(X, y).score(X_test, y_test)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [KernelRidgeExact, KernelRidgeSubset, UniformRankOneRidge, LowRankRidge, SLKLRegressorCV],
+    ids=lambda c: c.__name__,
+)
+def test_defaults_are_as_good_as_sklearns_kernel_ridge(friedman, make):
+    reference = _r2(KernelRidge(kernel="rbf"), friedman)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
+        assert _r2(make(), friedman) > reference - 0.05
+
+
+def test_kernel_parameters_are_searchable_and_clone(friedman):
+    X, y, _, _ = friedman
+    search = GridSearchCV(KernelRidgeExact(Gaussian(gamma=1.0)), {"kernel__gamma": [0.05, 0.5]})
+    search.fit(X[:100], y[:100])
+    assert search.best_params_["kernel__gamma"] in (0.05, 0.5)
+    assert search.best_estimator_.kernel_.gamma == search.best_params_["kernel__gamma"]
+    K = Precomputed(matrix=np.eye(3))
+    assert clone(KernelRidgeExact(K)).kernel == K
+    assert clone(Gaussian(gamma=0.3)) == Gaussian(gamma=0.3)
+
+
+def test_kernel_names_and_scale(friedman):
+    X, y, _, _ = friedman
+    model = KernelRidgeExact("rbf").fit(X, y)
+    assert model.kernel_.gamma == pytest.approx(1.0 / (X.shape[1] * X.var()))
+    with pytest.raises(InvalidParameterError, match="'kernel' parameter"):
+        KernelRidgeExact("gauss").fit(X, y)
+    with pytest.raises(ValueError, match=r"takes gamma from the training data"):
+        Gaussian()(X)
+
+
+def test_nu_grid_starts_at_nu_max_where_every_weight_is_zero(friedman):
+    X, y, _, _ = friedman
+    X = StandardScaler().fit_transform(X[:200])
+    y = y[:200]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
+        cv = SLKLRegressorCV(n_nus=5, cv=GroupKFold(3), n_jobs=2, random_state=0)
+        cv.fit(X, y, groups=np.arange(200) % 3)
+    assert cv.nus_[0] == cv.nu_max_ and cv.nus_[-1] == pytest.approx(1e-8 * cv.nu_max_)
+    top = SLKLRegressor(nu=cv.nu_max_ * 1.001, random_state=0).fit(X, y)
+    below = SLKLRegressor(nu=cv.nu_max_ * 0.9, random_state=0).fit(X, y)
+    assert top.support_.shape[0] == 0 < below.support_.shape[0]
+
+
+def test_nu_at_the_top_of_the_grid_warns():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(80, 3)), rng.normal(size=80)  # no signal: the mean is best
+    with pytest.warns(UserWarning, match="largest value"):
+        SLKLRegressorCV(n_nus=4, cv=3, random_state=0).fit(X, y)
+
+
+def test_dataframes_set_and_check_feature_names(friedman):
+    pd = pytest.importorskip("pandas")
+    X, y, _, _ = friedman
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    model = KernelRidgeSubset(n_columns=50, random_state=0).fit(frame, y)
+    assert list(model.feature_names_in_) == list(frame.columns)
+    with pytest.raises(ValueError, match="feature names"):
+        model.predict(frame[frame.columns[::-1]])
+
+
+def test_y_follows_x_and_predict_checks_the_namespace_first():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, 2)), rng.normal(size=40)
+    model = KernelRidgeExact().fit(X, torch.asarray(y))
+    assert isinstance(model.dual_coef_, np.ndarray)
+    with pytest.raises(ValueError, match=r"KernelRidgeExact.predict\(\) must use the same"):
+        model.predict(torch.asarray(X))
+
+
+@pytest.mark.parametrize(
+    ("model", "name"),
+    [
+        (SLKLRegressor(n_columns=500), "n_columns=500"),
+        (KernelRidgeSubset(n_columns=500), "n_columns=500"),
+        (LowRankRidge(["rbf"], rank=500), "rank=500"),
+        (MklarenRegressor(["rbf"], n_components=500), "n_components=500"),
+    ],
+    ids=lambda v: type(v).__name__ if not isinstance(v, str) else v,
+)
+def test_sizes_above_n_samples_are_clipped_with_a_warning(model, name):
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 2)), rng.normal(size=60)
+    with pytest.warns(UserWarning, match=f"{name} exceeds n_samples=60"):
+        model.fit(X, y)
+
+
+def test_errors_name_the_argument():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    with pytest.raises(ValueError, match="y must hold numbers, received text such as 'a'"):
+        KernelRidgeExact().fit(X, ["a"] * 30)
+    with pytest.raises(ValueError, match="MultiOutputRegressor"):
+        SLKLRegressor().fit(X, rng.normal(size=(30, 2)))
+    with pytest.raises(InvalidParameterError, match="'nus' parameter"):
+        SLKLRegressorCV(nus=0.1).fit(X, X[:, 0])
+    with pytest.raises(InvalidParameterError, match="'callback' parameter"):
+        SLKLRegressor(callback=5).fit(X, X[:, 0])
+
+
+def test_cli_version_and_module():
+    out = subprocess.run(
+        [sys.executable, "-m", "lrkl", "--version"], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.startswith("lrkl ")
+
+
+def test_missing_matplotlib_is_answered_before_any_work(monkeypatch):
+    from lrkl.experiments._common import require_plotting
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(SystemExit, match=r"pip install 'lrkl\[plot\]'"):
+        require_plotting()
