@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import numpy as np
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -130,7 +129,7 @@ KERNEL_CONSTRAINT = [Kernel, StrOptions(set(KERNEL_NAMES)), None]
 def _record_features(owner: Any, X: Any, *, reset: bool) -> None:
     """Set (``reset``) or check ``n_features_in_`` and ``feature_names_in_`` (a DataFrame's
     columns) the way scikit-learn does, on ``X`` as given, before it becomes an array."""
-    ndim = X.ndim if hasattr(X, "ndim") else np.asarray(X).ndim
+    ndim = X.ndim if hasattr(X, "ndim") else ensure_array(X, name="X").ndim
     if not isinstance(owner, str) and ndim == 2:  # other shapes get lrkl's message
         validate_data(owner, X, reset=reset, skip_check_array=True)
 
