@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -116,6 +117,106 @@ def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
     factorising rounding error."""
     floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(d))
     return max(tol, floor)
+
+
+def remove_column(d: Array, g: Array, pivot: int, tol: float, *, xp: ModuleType) -> Array:
+    """The residual diagonal after the Cholesky column ``g`` at ``pivot``: ``d − g²``, set to
+    exactly 0 at the pivot and wherever it falls to ``tol`` or below (nothing left to explain:
+    a later column there would be round-off divided by round-off)."""
+    d = d - g * g
+    d = xp.where(d > tol, d, xp.zeros_like(d))
+    d[pivot] = 0.0
+    return d
+
+
+# --------------------------------------------------------------------------- look-ahead
+
+
+class KernelColumns:
+    """Columns ``K[:, i]`` of one kernel on ``X``, each evaluated once and kept until dropped.
+
+    The look-ahead of CSI and Mklaren recomputes the same few Cholesky columns in a new order at
+    every step; their kernel columns come from here, so a kept pivot costs no new kernel values.
+    """
+
+    def __init__(self, kernel: Kernel, X: Array, *, xp: ModuleType) -> None:
+        self.kernel, self.X, self.xp = kernel, X, xp
+        self._columns: dict[int, Array] = {}
+
+    def get(self, pivots: Sequence[int]) -> Array:
+        """``K[:, pivots]``, shape (n, len(pivots)); the missing columns in one kernel call."""
+        X, xp = self.X, self.xp
+        missing = [i for i in pivots if i not in self._columns]
+        if missing:
+            rows = xp.take(X, _index(missing, xp=xp, device=device_of(X)), axis=0)
+            block = _as_dtype(self.kernel._evaluate(X, rows, xp=xp), X.dtype, xp=xp)
+            for j, i in enumerate(missing):
+                self._columns[i] = block[:, j]
+        return xp.stack([self._columns[i] for i in pivots], axis=1)
+
+    def keep(self, pivots: Sequence[int]) -> None:
+        """Drop every column but those of ``pivots``."""
+        self._columns = {i: c for i, c in self._columns.items() if i in set(pivots)}
+
+
+def lookahead_columns(
+    columns: KernelColumns,
+    G: Array,  # shape: (n, k), the committed Cholesky columns
+    d: Array,  # shape: (n,), residual diagonal of G, 0 at its pivots and at or below tol
+    order: Sequence[int],
+    n_steps: int,
+    tol: float,
+    *,
+    xp: ModuleType,
+) -> tuple[Array, list[int], Array]:
+    """Up to ``n_steps`` further pivoted-Cholesky columns after ``G``: the look-ahead of CSI and
+    Mklaren (:ref:`mklaren-csi`).
+
+    The pivots are those of ``order`` whose running residual is still above ``tol`` (the first
+    one must be), then greedily the largest running residual, until none above ``tol`` is left.
+    The residual kernel columns of ``order`` are formed as one block, ``K[:, W] − G G[W, :]ᵀ``
+    (one GEMM), then finished one by one against the new columns only.
+
+    Returns
+    -------
+    new : array, shape (n, n_steps)
+        The new columns, all-zero after the last pivot.
+    pivots : list of int
+        Their pivots, at most ``n_steps``.
+    d : array, shape (n,)
+        The residual diagonal after ``G`` and the new columns.
+    """
+    n = G.shape[0]
+    # Columns stored as rows: new[:, :j] is then a contiguous (Fortran-order) block for BLAS.
+    new_t = xp.zeros((n_steps, n), dtype=G.dtype, device=device_of(G))
+    new = xp.matrix_transpose(new_t)
+    known = list(order)
+    if known:
+        block = columns.get(known)
+        if G.shape[1] > 0:
+            rows = xp.take(G, _index(known, xp=xp, device=device_of(G)), axis=0)
+            block = block - G @ xp.matrix_transpose(rows)
+    d = xp.asarray(d, copy=True)
+    pivots: list[int] = []
+    j = 0  # the next entry of `order`
+    while len(pivots) < n_steps:
+        while j < len(known) and pivots and not float(d[known[j]]) > tol:
+            j += 1  # explained by the new columns already: no column needed
+        if j < len(known):
+            pivot, col = known[j], block[:, j]
+            j += 1
+        else:
+            pivot = int(xp.argmax(d))
+            if not float(d[pivot]) > tol:
+                break
+            col = columns.get([pivot])[:, 0]
+            if G.shape[1] > 0:
+                col = col - G @ G[pivot, :]
+        g = _cholesky_column(col, new, d, pivot, len(pivots), xp=xp)
+        new_t[len(pivots), :] = g
+        d = remove_column(d, g, pivot, tol, xp=xp)
+        pivots.append(pivot)
+    return new, pivots, d
 
 
 def _factor(

@@ -8,13 +8,18 @@ from typing import Any
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _cholesky_column, _diagonal, _factor, residual_tolerance
+from lrkl.lowrank._cholesky import (
+    KernelColumns,
+    _diagonal,
+    _factor,
+    lookahead_columns,
+    remove_column,
+    residual_tolerance,
+)
 from lrkl.lowrank._factor import (
     LowRankFactor,
-    _as_dtype,
     _check_nonnegative,
     _check_rank,
-    _index,
 )
 
 Array = Any
@@ -125,26 +130,6 @@ def csi(
     return _csi(kernel, X, Y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
 
 
-class _ColumnCache:
-    """Kernel columns ``K[:, i]`` of the current pivots of the look-ahead, evaluated once each."""
-
-    def __init__(self, kernel: Kernel, X: Array, *, xp: ModuleType) -> None:
-        self.kernel, self.X, self.xp = kernel, X, xp
-        self.columns: dict[int, Array] = {}
-
-    def get(self, i: int) -> Array:
-        if i not in self.columns:
-            X, xp = self.X, self.xp
-            col = self.kernel._evaluate(X, X[i : i + 1, ...], xp=xp)[:, 0]
-            self.columns[i] = _as_dtype(col, X.dtype, xp=xp)
-        return self.columns[i]
-
-    def keep(self, pivots: list[int]) -> None:
-        wanted = set(pivots)
-        for i in [i for i in self.columns if i not in wanted]:
-            del self.columns[i]
-
-
 def _orthogonalise(A: Array, Q: Array, *, xp: ModuleType) -> Array:
     """``(I − Q Qᵀ) A`` for orthonormal ``Q``, applied twice (classical Gram–Schmidt, reorth.)."""
     if Q.shape[1] == 0:
@@ -177,45 +162,22 @@ def _csi(
     mu = kappa / y_norm2 if y_norm2 > 0 else 0.0
 
     width = min(n, rank + lookahead + 1)
-    G = xp.zeros((n, width), dtype=dt, device=dev)  # [0, k) committed, [k, k + δ') look-ahead
+    G = xp.zeros((n, width), dtype=dt, device=dev)  # [0, k) committed, then the look-ahead
     Q = xp.zeros((n, rank), dtype=dt, device=dev)  # orthonormal basis of P G[:, :k]
     Y_res = Y  # (I − Q Qᵀ) P Y, the part of the targets the factor does not explain yet
-    cache = _ColumnCache(kernel, X, xp=xp)
+    columns = KernelColumns(kernel, X, xp=xp)
     pivots: list[int] = []
 
     def center(A: Array) -> Array:
         return A - xp.mean(A, axis=0) if centering else A
 
-    def cholesky_block(order: list[int], k: int, d: Array, grow: int) -> tuple[list[int], Array]:
-        """Columns ``k, k+1, ...`` for the pivots ``order`` and then ``grow`` greedy pivots."""
-        d_adv = xp.asarray(d, copy=True)
-        done: list[int] = []
-        if order:
-            # The committed columns' part of every column at once: one GEMM, not one per column.
-            E = xp.stack([cache.get(w) for w in order], axis=1)  # shape: (n, len(order))
-            if k > 0:
-                rows = xp.take(G, _index(order, xp=xp, device=dev), axis=0)[:, :k]
-                E = E - G[:, :k] @ xp.matrix_transpose(rows)
-        for j, w in enumerate(order + [-1] * grow):
-            if k + len(done) >= width:
-                break
-            if w < 0:
-                w = int(xp.argmax(d_adv))
-                if not float(d_adv[w]) > tol:
-                    break
-                col, start = cache.get(w), 0
-            elif done and not float(d_adv[w]) > tol:
-                continue  # explained by the new pivot already: no look-ahead column needed
-            else:
-                col, start = E[:, j], k
-            g = _cholesky_column(col, G, d_adv, w, k + len(done), start, xp=xp)
-            G[:, k + len(done)] = g
-            d_adv = d_adv - g * g
-            d_adv[w] = 0.0
-            done.append(w)
+    def look_ahead(order: list[int], k: int, n_steps: int) -> tuple[list[int], Array]:
+        """Columns ``k, k+1, ...`` of ``G`` for the pivots ``order``, then greedy ones."""
+        new, done, d_adv = lookahead_columns(columns, G[:, :k], d, order, n_steps, tol, xp=xp)
+        G[:, k : k + n_steps] = new
         return done, d_adv
 
-    window, d_adv = cholesky_block([], 0, d, lookahead)
+    window, d_adv = look_ahead([], 0, min(lookahead, width))
     for k in range(rank):
         candidate = d > tol
         if not bool(xp.any(candidate)):
@@ -227,21 +189,15 @@ def _csi(
         i = int(xp.argmax(score))
         if not float(score[i]) > 0:  # no information (e.g. κ = 1, δ = 0): the ICD pivot
             i = int(xp.argmax(xp.where(candidate, d, -xp.inf)))
-        if i in window:
-            # d_adv is exactly 0 at the pivots and at the look-ahead pivots.
-            order = [i] + [w for w in window if w != i]
-            extra = int(xp.argmax(d_adv))
-            if float(d_adv[extra]) > tol:
-                order.append(extra)
-        else:
-            order = [i, *window]
-        done, d_adv = cholesky_block(order, k, d, 0)
+        # The chosen pivot first, the other look-ahead pivots behind it; a greedy pivot fills
+        # the place of a chosen look-ahead pivot (d_adv is exactly 0 at every look-ahead pivot).
+        order = [i] + [w for w in window if w != i]
+        done, d_adv = look_ahead(order, k, min(lookahead + 1, width - k))
         window = done[1:]
-        cache.keep(window)
+        columns.keep(window)
 
         g = G[:, k]
-        d = d - g * g
-        d[i] = 0.0
+        d = remove_column(d, g, i, tol, xp=xp)
         pivots.append(i)
         q = _orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
         norm = xp.sqrt(xp.sum(q * q))

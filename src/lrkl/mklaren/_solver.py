@@ -44,7 +44,12 @@ from typing import Any, NamedTuple
 
 from lrkl._linalg import qr, solve_triangular
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _cholesky_column
+from lrkl.lowrank._cholesky import (
+    KernelColumns,
+    lookahead_columns,
+    remove_column,
+    residual_tolerance,
+)
 from lrkl.lowrank._factor import cholesky_features
 
 __all__ = [
@@ -74,8 +79,8 @@ LAMBDA_SCORINGS = ("reference", "consistent")
 _MIN_CORRELATION = 1e-12
 # Relative width of a tie between candidate scores; ties go to the largest residual diagonal.
 _TIE_RTOL = 1e-9
-# Residual diagonal entries below this times the largest diagonal entry are set to 0.
-_RESIDUAL_RTOL = 1e-10
+# Residual diagonal entries at or below this count as exhausted: the default tol of ICD and CSI.
+_RESIDUAL_TOL = 1e-10
 # A new column whose Gram pivot 1 − ‖l‖² is below this lies in the span of the previous ones.
 _MIN_GRAM_PIVOT = 1e-10
 
@@ -101,20 +106,16 @@ class MklarenFit(NamedTuple):
 class _KernelState:
     """Incomplete Cholesky state of one kernel: pivots, residual diagonal, look-ahead pivots."""
 
-    def __init__(self, diag: Array, *, xp: ModuleType) -> None:
-        # Residuals below a relative floor count as exhausted (ICD's ε, §1): their Cholesky
-        # columns would be round-off divided by round-off.
-        self.floor = _RESIDUAL_RTOL * float(xp.max(diag))
-        self.d = _clip_residual(diag, self.floor, xp=xp)  # shape: (n,), 0 at the pivots
+    def __init__(self, kernel: Kernel, X: Array, *, xp: ModuleType) -> None:
+        diag = kernel._diag(X, xp=xp)
+        # ICD's and CSI's tolerance rule: residuals at or below it are exhausted, exactly 0.
+        self.tol = residual_tolerance(_RESIDUAL_TOL, diag, xp=xp)
+        self.d = xp.where(diag > self.tol, diag, xp.zeros_like(diag))  # shape: (n,), 0 at pivots
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
-        self.lookahead: list[int | None] = []  # W; None marks an all-zero look-ahead column
+        self.lookahead: list[int] = []  # W, the pivots of the look-ahead columns
         # Kernel columns K[:, w] of the look-ahead pivots: a refresh re-uses all but one.
-        self.cache: dict[int, Array] = {}
-
-
-def _clip_residual(d: Array, floor: float, *, xp: ModuleType) -> Array:
-    return xp.where(d > floor, d, xp.zeros_like(d))
+        self.kernel_columns = KernelColumns(kernel, X, xp=xp)
 
 
 # --------------------------------------------------------------------------- candidate scores
@@ -258,118 +259,29 @@ def _select(
 # --------------------------------------------------------------------------- Cholesky steps
 
 
-def _kernel_columns(
-    kernel: Kernel, X: Array, pivots: Sequence[int], cache: dict[int, Array], *, xp: ModuleType
-) -> Array:
-    """``K[:, pivots]`` (n, len(pivots)); the missing columns are evaluated in one block."""
-    missing = [i for i in pivots if i not in cache]
-    if missing:
-        idx = xp.asarray(missing, dtype=xp.int64, device=X.device)
-        block = kernel._evaluate(X, xp.take(X, idx, axis=0), xp=xp)
-        if block.dtype != X.dtype:
-            block = xp.astype(block, X.dtype)
-        for j, i in enumerate(missing):
-            cache[i] = block[:, j]
-    return xp.stack([cache[i] for i in pivots], axis=1)
-
-
-def _residual_columns(
-    kernel: Kernel,
-    X: Array,
-    exact: Array,  # shape: (n, k)
-    pivots: Sequence[int],
-    cache: dict[int, Array],
-    *,
-    xp: ModuleType,
-) -> Array:
-    """``K[:, W] − G G[W, :]ᵀ``: residual kernel columns after the exact columns (one GEMM)."""
-    block = _kernel_columns(kernel, X, pivots, cache, xp=xp)
-    if exact.shape[1] == 0:
-        return block
-    rows = xp.take(exact, xp.asarray(list(pivots), dtype=xp.int64, device=X.device), axis=0)
-    return block - exact @ xp.matrix_transpose(rows)
-
-
-def _cholesky_steps(
-    kernel: Kernel,
-    X: Array,
-    exact: Array,  # shape: (n, k), the kernel's exact Cholesky columns
-    state: _KernelState,
-    order: Sequence[int],
-    n_steps: int,
-    *,
-    xp: ModuleType,
-) -> tuple[Array, list[int | None]]:
-    """``n_steps`` further Cholesky columns: first at the pivots of ``order``, then greedily.
-
-    Returns the ``(n, n_steps)`` new columns and their pivots; once the order is used up, each
-    next pivot maximises the running residual diagonal (plain ICD, §1), and ``None`` with an all
-    zero column marks that no residual is left. The residual kernel columns of ``order`` are
-    formed as one block, ``K[:, W] − G G[W, :]ᵀ`` (a GEMM), and then finished one by one by the
-    pivoted-Cholesky step of :mod:`lrkl.lowrank` against the new columns only.
-    """
-    n = exact.shape[0]
-    # Columns are stored as rows: G[:, :j] is then a contiguous (Fortran-order) block for BLAS.
-    work_t = xp.zeros((n_steps, n), dtype=X.dtype, device=X.device)
-    work = xp.matrix_transpose(work_t)
-    known = list(order[:n_steps])
-    if known:
-        block = _residual_columns(kernel, X, exact, known, state.cache, xp=xp)
-    d_run = xp.asarray(state.d, copy=True)
-    pivots: list[int | None] = []
-    for j in range(n_steps):
-        if j < len(known):
-            pivot, col = known[j], block[:, j]
-        else:
-            pivot = _argmax_positive(d_run, xp=xp)
-            if pivot is None:
-                pivots.append(None)
-                continue
-            col = _residual_columns(kernel, X, exact, [pivot], state.cache, xp=xp)[:, 0]
-        pivots.append(pivot)
-        g = _cholesky_column(col, work, d_run, pivot, j, xp=xp)
-        work_t[j, :] = g
-        d_run = _clip_residual(d_run - g * g, state.floor, xp=xp)
-        d_run[pivot] = 0.0
-    return work, pivots
-
-
-def _argmax_positive(d: Array, *, xp: ModuleType) -> int | None:
-    """Index of the largest entry of ``d`` (first on ties), ``None`` when no entry is positive."""
-    i = int(xp.argmax(d))
-    return i if bool(d[i] > 0) else None
-
-
 def _refresh(
-    state: _KernelState,
-    kernel: Kernel,
-    X: Array,
-    exact: Array,
-    pivot: int,
-    delta: int,
-    *,
-    xp: ModuleType,
+    state: _KernelState, exact: Array, pivot: int, delta: int, *, xp: ModuleType
 ) -> tuple[Array, Array]:
     """Exact column at ``pivot`` and the new look-ahead of one kernel (§4, update steps 1–2).
 
     As the reference code does (:ref:`mklaren-deviations`): the old look-ahead pivots are kept in
-    their order behind
-    the new pivot; if the new pivot was one of them, one pivot is appended, the largest residual
-    diagonal *before* the update outside ``S ∪ W``.
+    their order behind the new pivot; if the new pivot was one of them, one pivot is appended,
+    the largest residual diagonal *before* the update outside ``S ∪ W``.
     """
-    old = [w for w in state.lookahead if w is not None]
+    old = state.lookahead
+    order = [pivot, *(w for w in old if w != pivot)]
     if pivot in old:
-        rest = [w for w in old if w != pivot]
         masked = xp.asarray(state.d, copy=True)
         for w in old:
             masked[w] = -math.inf
-        extra = _argmax_positive(masked, xp=xp)
-        order = [pivot, *rest] + ([extra] if extra is not None else [])
-    else:
-        order = [pivot, *old]
-    cols, pivots = _cholesky_steps(kernel, X, exact, state, order, delta + 1, xp=xp)
+        extra = int(xp.argmax(masked))
+        if float(masked[extra]) > 0:
+            order.append(extra)
+    cols, pivots, _ = lookahead_columns(
+        state.kernel_columns, exact, state.d, order, delta + 1, state.tol, xp=xp
+    )
     state.lookahead = pivots[1:]
-    state.cache = {w: state.cache[w] for w in state.lookahead if w is not None}
+    state.kernel_columns.keep(state.lookahead)
     return cols[:, 0], cols[:, 1:]
 
 
@@ -436,11 +348,13 @@ def mklaren_fit(
     scale = 1.0 / math.sqrt(1.0 + alpha)
     aug = math.sqrt(alpha) * scale
 
-    states = [_KernelState(kernel._diag(X, xp=xp), xp=xp) for kernel in kernels]
+    states = [_KernelState(kernel, X, xp=xp) for kernel in kernels]
     empty = xp.zeros((n, 0), dtype=dtype, device=device)
     looks = []
-    for kernel, state in zip(kernels, states, strict=True):
-        cols, state.lookahead = _cholesky_steps(kernel, X, empty, state, [], lookahead, xp=xp)
+    for state in states:
+        cols, state.lookahead, _ = lookahead_columns(
+            state.kernel_columns, empty, state.d, [], lookahead, state.tol, xp=xp
+        )
         looks.append(cols)
     ahead = xp.stack([xp.matrix_transpose(look) for look in looks], axis=0)  # (p, δ, n)
     del looks
@@ -471,7 +385,7 @@ def mklaren_fit(
         q, pivot = chosen
         state = states[q]
         exact = xp.matrix_transpose(_take_rows(columns_t, state.columns, xp=xp))
-        g, new_look = _refresh(state, kernels[q], X, exact, pivot, lookahead, xp=xp)
+        g, new_look = _refresh(state, exact, pivot, lookahead, xp=xp)
 
         # The new unit column h_t = [P g/‖P g‖; √λ e_t]/√(1 + λ) (eqs. 4 and 27).
         g_mean = xp.mean(g)
@@ -486,8 +400,7 @@ def mklaren_fit(
             break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
 
         # Commit the column to the kernel's decomposition (§4, update step 3).
-        state.d = _clip_residual(state.d - g * g, state.floor, xp=xp)
-        state.d[pivot] = 0.0
+        state.d = remove_column(state.d, g, pivot, state.tol, xp=xp)
         d[q, :] = state.d
         state.pivots.append(pivot)
         state.columns.append(t)
