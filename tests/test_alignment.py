@@ -12,6 +12,8 @@ from lrkl._backend import to_numpy
 from lrkl.alignment import kernel_alignment
 from lrkl.kernels import Gaussian, Laplacian, Linear, Polynomial
 
+from ._reference import alignment_statistics, centring, kernel_ridge
+
 KERNELS = (
     Gaussian(gamma=0.2),
     Gaussian(gamma=2.0),
@@ -19,20 +21,6 @@ KERNELS = (
     Linear(),
     Polynomial(degree=2, gamma=1.0),
 )
-
-
-def centring(n):
-    return np.eye(n) - np.ones((n, n)) / n
-
-
-def dense_statistics(Ks, y):
-    """a_q = ⟨P K_q P, y yᵀ⟩_F and M_ql = ⟨P K_q P, P K_l P⟩_F with explicit P."""
-    P = centring(Ks[0].shape[0])
-    Kc = [P @ K @ P for K in Ks]
-    Y = y.reshape(len(y), -1)
-    a = np.array([np.sum(K * (Y @ Y.T)) for K in Kc])
-    M = np.array([[np.sum(A * B) for B in Kc] for A in Kc])
-    return a, M
 
 
 def qp_minimize(M, a):
@@ -138,7 +126,7 @@ def test_kernel_alignment_matches_dense(backend, data):
     X, _, y = data
     Ks = [k(X, X) for k in KERNELS]
     a, M = kernel_alignment([backend.asarray(K) for K in Ks], backend.asarray(y))
-    a_ref, M_ref = dense_statistics(Ks, y)
+    a_ref, M_ref = alignment_statistics(Ks, y)
     np.testing.assert_allclose(to_numpy(a), a_ref, rtol=1e-10)
     np.testing.assert_allclose(to_numpy(M), M_ref, rtol=1e-10)
 
@@ -148,13 +136,13 @@ def test_factor_alignment_matches_dense(backend, data):
     factors = [lowrank.icd(k, backend.asarray(X), 5) for k in KERNELS[:3]]
     Gs = [to_numpy(f.G) for f in factors]
     a, M = lowrank.factor_alignment([f.G for f in factors], backend.asarray(y))
-    a_ref, M_ref = dense_statistics([G @ G.T for G in Gs], y)
+    a_ref, M_ref = alignment_statistics([G @ G.T for G in Gs], y)
     np.testing.assert_allclose(to_numpy(a), a_ref, rtol=1e-10)
     np.testing.assert_allclose(to_numpy(M), M_ref, rtol=1e-10)
     # Rank-one kernels, one per feature (the paper's §4.2): columns of X as 1-D factors.
     cols = [backend.asarray(X[:, j]) for j in range(4)]
     a1, M1 = lowrank.factor_alignment(cols, backend.asarray(y))
-    a1_ref, M1_ref = dense_statistics([np.outer(X[:, j], X[:, j]) for j in range(4)], y)
+    a1_ref, M1_ref = alignment_statistics([np.outer(X[:, j], X[:, j]) for j in range(4)], y)
     np.testing.assert_allclose(to_numpy(a1), a1_ref, rtol=1e-10)
     np.testing.assert_allclose(to_numpy(M1), M1_ref, rtol=1e-10)
 
@@ -183,11 +171,8 @@ def reference_prediction(X, Z, y, eta, centred, alpha, fit_intercept):
             Kq = P @ Kq @ P
         K += w * Kq
         Kz += w * Kzq
-    if not fit_intercept:
-        return Kz @ np.linalg.solve(K + alpha * np.eye(n), y)
-    A = np.block([[K + alpha * np.eye(n), np.ones((n, 1))], [np.ones((1, n)), np.zeros((1, 1))]])
-    sol = np.linalg.solve(A, np.r_[y, 0.0])
-    return Kz @ sol[:n] + sol[n]
+    dual, bias = kernel_ridge(K, y, alpha, fit_intercept)
+    return Kz @ dual + bias
 
 
 @pytest.mark.parametrize("method", ["align", "alignf", "alignfc"])
@@ -196,7 +181,7 @@ def test_alignment_kernel_ridge_matches_dense(backend, data, method, fit_interce
     X, Z, y = data
     model = AlignmentKernelRidge(KERNELS, method=method, alpha=0.5, fit_intercept=fit_intercept)
     model.fit(backend.asarray(X), backend.asarray(y))
-    a, M = dense_statistics([k(X, X) for k in KERNELS], y)
+    a, M = alignment_statistics([k(X, X) for k in KERNELS], y)
     if method == "align":
         eta = a / a.sum()
     elif method == "alignf":

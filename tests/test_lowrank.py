@@ -9,58 +9,9 @@ from lrkl import lowrank
 from lrkl._backend import to_numpy
 from lrkl.kernels import Gaussian, Laplacian, Linear, Polynomial
 
+from ._reference import csi_greedy, kernel_ridge, nystrom, pivoted_cholesky
+
 # --------------------------------------------------------------------------- dense references
-
-
-def dense_pivoted_cholesky(K, rank, pivots=None):
-    """Pivoted Cholesky on the full matrix: explicit Schur complements, greedy or given pivots."""
-    n = K.shape[0]
-    E = K.copy()
-    G = np.zeros((n, rank))
-    chosen = []
-    for k in range(rank):
-        if pivots is None:
-            diag = np.diag(E).copy()
-            diag[chosen] = -np.inf
-            i = int(np.argmax(diag))
-        else:
-            i = pivots[k]
-        g = E[:, i] / np.sqrt(E[i, i])
-        G[:, k] = g
-        E = E - np.outer(g, g)
-        chosen.append(i)
-    return G, chosen
-
-
-def dense_csi_greedy(K, Y, rank, kappa, centering=True):
-    """Exact greedy CSI: for every candidate the exact new column and the exact gain in J."""
-    n = K.shape[0]
-    Y = Y.reshape(n, -1)
-    P = np.eye(n) - np.ones((n, n)) / n if centering else np.eye(n)
-    Y = P @ Y
-    lam, mu = (1 - kappa) / np.trace(K), kappa / np.sum(Y**2)
-    E = K.copy()
-    Q = np.zeros((n, 0))
-    chosen = []
-    for _ in range(rank):
-        best, best_i = -np.inf, None
-        for i in range(n):
-            if i in chosen or E[i, i] <= 1e-10:
-                continue
-            g = E[:, i] / np.sqrt(E[i, i])
-            q = P @ g
-            q = q - Q @ (Q.T @ q)
-            gain_y = np.sum((Y.T @ q) ** 2) / np.sum(q**2)
-            gain = lam * np.sum(g**2) + mu * gain_y
-            if gain > best:
-                best, best_i = gain, i
-        g = E[:, best_i] / np.sqrt(E[best_i, best_i])
-        E = E - np.outer(g, g)
-        q = P @ g
-        q = q - Q @ (Q.T @ q)
-        Q = np.column_stack([Q, q / np.linalg.norm(q)])
-        chosen.append(best_i)
-    return chosen
 
 
 def sym_inv_sqrt(W, floor=1e-12):
@@ -92,7 +43,7 @@ def test_icd_column_is_one_cholesky_step(backend, data):
     X, _, _ = data
     kernel = Gaussian(gamma=0.5)
     K = K_of(kernel, X)
-    ref, piv = dense_pivoted_cholesky(K, 4)
+    ref, piv = pivoted_cholesky(K, 4)
     Xb = backend.asarray(X)
     G = backend.xp.zeros((24, 5), dtype=backend.xp.float64, device=backend.device)
     G[:, :3] = backend.asarray(ref[:, :3])
@@ -118,11 +69,11 @@ def test_icd_column_is_zero_when_residual_vanishes(backend, data):
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=repr)
-def test_icd_matches_dense_pivoted_cholesky(backend, data, kernel):
+def test_icd_matches_pivoted_cholesky(backend, data, kernel):
     X, _, _ = data
     K = K_of(kernel, X)
     f = lowrank.icd(kernel, backend.asarray(X), 6)
-    ref, piv = dense_pivoted_cholesky(K, 6)
+    ref, piv = pivoted_cholesky(K, 6)
     assert f.pivots == tuple(piv)
     assert f.method == "icd"
     np.testing.assert_allclose(to_numpy(f.G), ref, atol=1e-10)
@@ -146,7 +97,7 @@ def test_icd_full_rank_reproduces_kernel(backend, data):
     f6 = lowrank.icd(kernel, backend.asarray(X), 6)
     K = K_of(kernel, X)
     S = list(f6.pivots)
-    nys = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])
+    nys = nystrom(K, S)
     np.testing.assert_allclose(to_numpy(f6.G) @ to_numpy(f6.G).T, nys, atol=1e-10)
 
 
@@ -246,7 +197,7 @@ def test_cholesky_transform_extends_the_factor(backend, data, kernel):
     XZ = np.vstack([X, Z])
     for name in ("icd", "csi"):
         f = _factors(backend, X, y, kernel)[name]
-        ref, _ = dense_pivoted_cholesky(K_of(kernel, XZ), f.rank, list(f.pivots))
+        ref, _ = pivoted_cholesky(K_of(kernel, XZ), f.rank, list(f.pivots))
         np.testing.assert_allclose(
             to_numpy(f.transform(backend.asarray(Z))), ref[24:], atol=1e-8, err_msg=name
         )
@@ -283,9 +234,9 @@ def test_csi_factor_is_a_pivoted_cholesky_factor(backend, data, kernel):
     assert len(set(S)) == 6
     assert np.all(np.triu(L, 1) == 0.0)
     np.testing.assert_allclose(L @ L.T, K[np.ix_(S, S)], atol=1e-10)
-    nys = K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])
+    nys = nystrom(K, S)
     np.testing.assert_allclose(G @ G.T, nys, atol=1e-9)
-    ref, _ = dense_pivoted_cholesky(K, 6, S)
+    ref, _ = pivoted_cholesky(K, 6, S)
     np.testing.assert_allclose(G, ref, atol=1e-9)
     np.testing.assert_allclose(to_numpy(f.residual), np.diag(K) - np.sum(G**2, axis=1), atol=1e-10)
 
@@ -307,7 +258,7 @@ def test_csi_with_full_lookahead_is_exact_greedy(backend, data, kappa):
     f = lowrank.csi(
         kernel, backend.asarray(X), backend.asarray(y), 6, kappa=kappa, lookahead=24, tol=0.0
     )
-    assert list(f.pivots) == dense_csi_greedy(K_of(kernel, X), y, 6, kappa)
+    assert list(f.pivots) == csi_greedy(K_of(kernel, X), y, 6, kappa)
 
 
 def test_csi_without_lookahead_and_kappa_zero_is_icd(backend, data):
@@ -449,16 +400,12 @@ def test_uniform_kernel_ridge_matches_dense_krr(backend, data, fit_intercept):
     model.fit(backend.asarray(X), backend.asarray(y))
     K = sum(K_of(k, X) for k in TWO_KERNELS)
     Kz = sum(K_of(k, Z, X) for k in TWO_KERNELS)
-    if fit_intercept:  # the bordered system [[K + αI, 1], [1ᵀ, 0]] [c; b] = [y; 0]
-        A = np.block(
-            [[K + 0.3 * np.eye(24), np.ones((24, 1))], [np.ones((1, 24)), np.zeros((1, 1))]]
+    dual, b = kernel_ridge(K, y, 0.3, fit_intercept)  # the bordered system of eq. 7
+    expected = Kz @ dual + b
+    if not fit_intercept:
+        np.testing.assert_allclose(
+            expected, KernelRidge(alpha=0.3, kernel="precomputed").fit(K, y).predict(Kz)
         )
-        sol = np.linalg.solve(A, np.r_[y, 0.0])
-        dual, b = sol[:24], sol[24]
-        expected = Kz @ dual + b
-    else:
-        expected = KernelRidge(alpha=0.3, kernel="precomputed").fit(K, y).predict(Kz)
-        dual = np.linalg.solve(K + 0.3 * np.eye(24), y)
     np.testing.assert_allclose(to_numpy(model.dual_coef_), dual, atol=1e-9)
     np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(Z))), expected, atol=1e-9)
     np.testing.assert_allclose(to_numpy(model.kernel_weights_), [1.0, 1.0])

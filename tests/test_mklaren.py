@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.linalg
 from sklearn.linear_model import lars_path
 
 from lrkl import MklarenRegressor
@@ -12,11 +11,9 @@ from lrkl._backend import to_numpy
 from lrkl.kernels import Gaussian, Linear, Precomputed
 from lrkl.mklaren._solver import candidate_correlations, mklaren_fit
 
+from ._reference import cholesky_features, gaussian_kernel, nystrom
+
 GAMMAS = (0.25, 1.0, 4.0)
-
-
-def _gaussian(X: np.ndarray, Z: np.ndarray, gamma: float) -> np.ndarray:
-    return np.exp(-gamma * scipy.spatial.distance.cdist(X, Z, "sqeuclidean"))
 
 
 def _data(rng: np.random.Generator, n: int = 40, dim: int = 3) -> tuple[np.ndarray, np.ndarray]:
@@ -48,9 +45,9 @@ def test_full_lookahead_gives_exact_correlations(backend, rng, lbd, scoring):
     u[n:] = rng.normal(size=rank) * (np.arange(rank) < t)
     P = np.eye(n) - 1.0 / n
     for gamma in (0.5, 2.0):
-        K = _gaussian(X, X, gamma)
+        K = gaussian_kernel(X, X, gamma)
         S = list(rng.choice(n, size=k, replace=False))
-        E = K - K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :])  # residual after k pivots
+        E = K - nystrom(K, S)  # residual after k pivots
         w, V = np.linalg.eigh(E)
         looks.append(V * np.sqrt(np.clip(w, 0, None)))  # any factor with Ĝ Ĝᵀ = E: δ = n
         c_ex, a_ex = np.zeros(n), np.zeros(n)
@@ -126,7 +123,7 @@ def _dense_mklaren(Ks, y, rank, lbd):
         best = None
         for q, K in enumerate(Ks):
             S = pivots[q]
-            E = K - K[:, S] @ np.linalg.solve(K[np.ix_(S, S)], K[S, :]) if S else K
+            E = K - nystrom(K, S) if S else K
             for i in range(n):
                 if E[i, i] <= 1e-10 or i in S:
                     continue
@@ -175,7 +172,7 @@ def test_full_lookahead_selects_like_exact_candidates(backend, rng, lbd):
     n, rank = 18, 6
     X, y = _data(rng, n=n, dim=2)
     gammas = (0.3, 3.0)
-    expected = _dense_mklaren([_gaussian(X, X, g) for g in gammas], y, rank, lbd)
+    expected = _dense_mklaren([gaussian_kernel(X, X, g) for g in gammas], y, rank, lbd)
     fit = mklaren_fit(
         [Gaussian(gamma=g) for g in gammas],
         backend.asarray(X),
@@ -205,10 +202,9 @@ def test_final_model_is_ridge_on_selected_columns(backend, rng, lbd):
         S = list(model.pivots_[q])
         if not S:
             continue
-        K = _gaussian(X, X, gamma)
-        L = np.linalg.cholesky(K[np.ix_(S, S)])
+        K = gaussian_kernel(X, X, gamma)
         cols = [t for t, (k, _) in enumerate(model.selected_) if k == q]
-        G[:, cols] = scipy.linalg.solve_triangular(L, K[:, S].T, lower=True).T
+        G[:, cols] = cholesky_features(K[np.ix_(S, S)], K[S, :])
     np.testing.assert_allclose(to_numpy(model.columns_), G, atol=1e-8)
     # MKLAREN.md §5 "Consequence": ridge with unpenalised intercept on centred unit columns.
     Z = (G - G.mean(axis=0)) / np.linalg.norm(G - G.mean(axis=0), axis=0)
@@ -234,8 +230,9 @@ def test_out_of_sample_features(backend, rng):
     for q, gamma in enumerate(GAMMAS):
         S = list(model.pivots_[q])
         cols = [t for t, (k, _) in enumerate(model.selected_) if k == q]
-        L = np.linalg.cholesky(_gaussian(X[S], X[S], gamma))
-        expected = scipy.linalg.solve_triangular(L, _gaussian(X[S], Xnew, gamma), lower=True).T
+        expected = cholesky_features(
+            gaussian_kernel(X[S], X[S], gamma), gaussian_kernel(X[S], Xnew, gamma)
+        )
         np.testing.assert_allclose(new[:, cols], expected, atol=1e-8)
 
 
