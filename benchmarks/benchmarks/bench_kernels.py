@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from lrkl._backend import synchronize
 from lrkl.kernels import Gaussian
 
-from .common import BACKENDS, namespace, to_backend
+from .common import BACKENDS, OnBackend
+from .datasets import gaussian_inputs
 
 N_FEATURES = 10
 
 
-class KernelBlocks:
+class KernelBlocks(OnBackend):
     """One blocked pass ``Σ_blocks K(X_b, Z)ᵀ v_b``: the access pattern of every lrkl algorithm."""
 
     params = ([1_000, 10_000, 100_000], [64, 512], BACKENDS)
@@ -20,18 +18,18 @@ class KernelBlocks:
     timeout = 120
 
     def setup(self, n, M, backend):
-        self.xp = namespace(backend)
-        rng = np.random.default_rng(0)
-        self.X = to_backend(self.xp, rng.standard_normal((n, N_FEATURES)))
-        self.Z = to_backend(self.xp, rng.standard_normal((M, N_FEATURES)))
-        self.v = to_backend(self.xp, rng.standard_normal(n))
+        self.use_backend(backend)
+        self.X, self.Z = self.to_backend(
+            gaussian_inputs(n, N_FEATURES, seed=0), gaussian_inputs(M, N_FEATURES, seed=1)
+        )
+        self.v = self.to_backend(gaussian_inputs(n, 1, seed=2)[:, 0])
         self.kernel = Gaussian(gamma=0.1)
 
     def _pass(self, max_entries):
         total = self.xp.zeros(self.Z.shape[0], dtype=self.X.dtype)
         for rows, block in self.kernel.blocks(self.X, self.Z, max_entries=max_entries):
             total += self.v[rows] @ block
-        synchronize(self.xp)
+        self.sync()
         return total
 
     def time_blocks(self, n, M, backend):
@@ -42,4 +40,4 @@ class KernelBlocks:
 
     def time_full_matrix(self, n, M, backend):
         self.v @ self.kernel(self.X, self.Z)
-        synchronize(self.xp)
+        self.sync()

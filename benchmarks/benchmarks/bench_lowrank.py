@@ -10,10 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from lrkl import lowrank
-from lrkl._backend import synchronize, to_numpy
+from lrkl._backend import to_numpy
 from lrkl.kernels import Gaussian
 
-from .common import BACKENDS, namespace, to_backend
+from .common import BACKENDS, OnBackend
+from .datasets import gaussian_inputs, smooth_regression
 
 N_FEATURES = 8
 LOOKAHEAD = 10
@@ -28,7 +29,7 @@ def _factor(method, kernel, X, y, rank):
     return lowrank.nystrom(kernel, X, rank, random_state=0)
 
 
-class LowRankFactor:
+class LowRankFactor(OnBackend):
     """One factor of a Gaussian kernel on n points of a smooth 8-D regression problem."""
 
     params = ([1_000, 10_000, 100_000], [10, 50], METHODS, BACKENDS)
@@ -36,16 +37,13 @@ class LowRankFactor:
     timeout = 300
 
     def setup(self, n, rank, method, backend):
-        self.xp = namespace(backend)
-        rng = np.random.default_rng(0)
-        X = rng.standard_normal((n, N_FEATURES))
-        y = np.sin(X[:, 0]) + X[:, 1] * X[:, 2] + 0.1 * rng.standard_normal(n)
-        self.X, self.y = to_backend(self.xp, X), to_backend(self.xp, y)
+        self.use_backend(backend)
+        self.X, self.y = self.to_backend(*smooth_regression(n, N_FEATURES))
         self.kernel = Gaussian(gamma=1.0 / N_FEATURES)
 
     def _run(self, n, rank, method):
         f = _factor(method, self.kernel, self.X, self.y, rank)
-        synchronize(self.xp)
+        self.sync()
         return f
 
     def time_factor(self, n, rank, method, backend):
@@ -61,19 +59,19 @@ class LowRankFactor:
     track_trace_error.unit = "tr(K − GGᵀ)/tr K"
 
 
-class OutOfSample:
+class OutOfSample(OnBackend):
     """Features of 10⁴ new points from a rank-50 factor: one triangular solve or one GEMM."""
 
     params = (["icd", "nystrom"], BACKENDS)
     param_names = ["method", "backend"]
 
     def setup(self, method, backend):
-        self.xp = namespace(backend)
-        rng = np.random.default_rng(1)
-        X = to_backend(self.xp, rng.standard_normal((10_000, N_FEATURES)))
-        self.Z = to_backend(self.xp, rng.standard_normal((10_000, N_FEATURES)))
+        self.use_backend(backend)
+        X, self.Z = self.to_backend(
+            gaussian_inputs(10_000, N_FEATURES, seed=1), gaussian_inputs(10_000, N_FEATURES, seed=2)
+        )
         self.factor = _factor(method, Gaussian(gamma=1.0 / N_FEATURES), X, None, 50)
 
     def time_transform(self, method, backend):
         self.factor.transform(self.Z)
-        synchronize(self.xp)
+        self.sync()

@@ -13,28 +13,30 @@ import time
 import numpy as np
 
 from lrkl import MklarenRegressor
-from lrkl._backend import synchronize
 from lrkl.kernels import Gaussian
 
-from .common import namespace, to_backend
+from .common import OnBackend
+from .datasets import mklaren_regression
 
 GAMMAS = [2.0**e for e in range(-3, 4)]  # the paper's seven Gaussian kernels
 
 
-def _data(xp, n, dim=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, dim))
-    X = (X - X.mean(axis=0)) / np.linalg.norm(X - X.mean(axis=0), axis=0) * np.sqrt(n / 100)
-    y = np.sin(3 * X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(n)
-    return to_backend(xp, X), to_backend(xp, y)
+class _MklarenFit(OnBackend):
+    """Seven Gaussian kernels (the paper's) on ``mklaren_regression(n)`` in ``backend``."""
+
+    def use_data(self, n, backend):
+        self.use_backend(backend)
+        self.X, self.y = self.to_backend(*mklaren_regression(n))
+        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+
+    def fit(self, rank, delta):
+        MklarenRegressor(self.kernels, n_components=rank, lookahead=delta, alpha=1.0).fit(
+            self.X, self.y
+        )
+        self.sync()
 
 
-def _fit(xp, kernels, X, y, rank, delta):
-    MklarenRegressor(kernels, n_components=rank, lookahead=delta, alpha=1.0).fit(X, y)
-    synchronize(xp)
-
-
-class MklarenVsSamples:
+class MklarenVsSamples(_MklarenFit):
     """Fit time and peak memory against n: 7 Gaussian kernels, δ = 10, K = 14 and 98.
 
     The authors' code took 0.20 s (n = 265, K = 14), 3.6 s (2000, 98), 3.8 s (1e4, 14) and
@@ -49,18 +51,16 @@ class MklarenVsSamples:
     timeout = 300
 
     def setup(self, n, rank, backend):
-        self.xp = namespace(backend)
-        self.X, self.y = _data(self.xp, n)
-        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+        self.use_data(n, backend)
 
     def time_fit_vs_n(self, n, rank, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, rank, 10)
+        self.fit(rank, 10)
 
     def peakmem_fit_vs_n(self, n, rank, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, rank, 10)
+        self.fit(rank, 10)
 
 
-class MklarenRank98:
+class MklarenRank98(_MklarenFit):
     """Fit time at the authors' largest rank, K = 98 (7 Gaussian kernels, δ = 10)."""
 
     params = ([2_000, 10_000], ["numpy"])
@@ -68,15 +68,13 @@ class MklarenRank98:
     timeout = 300
 
     def setup(self, n, backend):
-        self.xp = namespace(backend)
-        self.X, self.y = _data(self.xp, n)
-        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+        self.use_data(n, backend)
 
     def time_fit_rank98(self, n, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, 98, 10)
+        self.fit(98, 10)
 
 
-class MklarenVsKernels:
+class MklarenVsKernels(_MklarenFit):
     """Fit time against the number of Gaussian kernels p: n = 1000, K = 14, δ = 10."""
 
     params = ([10, 100, 1_000], ["numpy"])
@@ -84,18 +82,17 @@ class MklarenVsKernels:
     timeout = 300
 
     def setup(self, n_kernels, backend):
-        self.xp = namespace(backend)
-        self.X, self.y = _data(self.xp, 1_000)
+        self.use_data(1_000, backend)
         self.kernels = [Gaussian(gamma=g) for g in np.logspace(-3, 3, n_kernels, base=2)]
 
     def time_fit_vs_kernels(self, n_kernels, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, 14, 10)
+        self.fit(14, 10)
 
     def peakmem_fit_vs_kernels(self, n_kernels, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, 14, 10)
+        self.fit(14, 10)
 
 
-class MklarenVsLookahead:
+class MklarenVsLookahead(_MklarenFit):
     """Cost of one iteration against the look-ahead δ: n = 2000, 7 Gaussian kernels.
 
     ``track_seconds_per_iteration`` is (fit(K = 42) − fit(K = 14)) / 28, which removes the
@@ -107,18 +104,16 @@ class MklarenVsLookahead:
     timeout = 300
 
     def setup(self, delta, backend):
-        self.xp = namespace(backend)
-        self.X, self.y = _data(self.xp, 2_000)
-        self.kernels = [Gaussian(gamma=g) for g in GAMMAS]
+        self.use_data(2_000, backend)
 
     def time_fit_vs_delta(self, delta, backend):
-        _fit(self.xp, self.kernels, self.X, self.y, 28, delta)
+        self.fit(28, delta)
 
     def track_seconds_per_iteration(self, delta, backend):
         times = {}
         for rank in (14, 42):
             start = time.perf_counter()
-            _fit(self.xp, self.kernels, self.X, self.y, rank, delta)
+            self.fit(rank, delta)
             times[rank] = time.perf_counter() - start
         return (times[42] - times[14]) / 28
 

@@ -13,25 +13,18 @@ import time
 import numpy as np
 
 from lrkl import SLKLRegressor
-from lrkl._backend import synchronize, to_numpy
+from lrkl._backend import to_numpy
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
 from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
 
-from .common import namespace, to_backend
+from .common import OnBackend, namespace
+from .datasets import sinc_2d
 
 KERNEL = Gaussian(sigma2=1.0)
 
 
-def _points(n, seed=0):
-    """Inputs on [−5, 5]² and a sinc target with noise (the paper's toy problem, any n)."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-5.0, 5.0, (n, 2))
-    r = np.linalg.norm(X, axis=1)
-    return X, np.sinc(r / np.pi) + 0.1 * rng.standard_normal(n)
-
-
-class Iteration:
+class Iteration(OnBackend):
     """One coordinate iteration with m0 active columns (all M = m0 candidates active).
 
     direct: one GEMV over the n × m0 active columns (grows like n·m0); gram: O(m0²) on the host,
@@ -45,11 +38,11 @@ class Iteration:
     timeout = 300
 
     def setup(self, n, m0, form, backend):
-        self.xp = namespace(backend)
-        X, y = _points(n)
+        self.use_backend(backend)
+        X, y = self.to_backend(*sinc_2d(n))
         problem = slkl_problem(
-            to_backend(self.xp, X),
-            to_backend(self.xp, y),
+            X,
+            y,
             list(range(m0)),
             kernel=KERNEL,
             mode=form,
@@ -65,7 +58,7 @@ class Iteration:
         # ν tiny: every coordinate stays active (case 2), so m0 does not change while timing.
         _iterate(self.problem, self.state, self.k % m0, 1e-12, "newton")
         self.k += 1
-        synchronize(self.xp)
+        self.sync()
 
 
 class FitMemory:
@@ -76,7 +69,7 @@ class FitMemory:
     timeout = 300
 
     def setup(self, form):
-        self.X, self.y = _points(20_000)
+        self.X, self.y = sinc_2d(20_000)
 
     def peakmem_fit(self, form):
         mode, _, columns = form.partition("-")
@@ -104,7 +97,7 @@ class Convergence:
     timeout = 300
 
     def setup_cache(self):
-        X, y = _points(1000)
+        X, y = sinc_2d(1000)
         import array_api_compat.numpy as xp
 
         problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
@@ -114,7 +107,7 @@ class Convergence:
     def _run(self, f_star, selection, step, gap):
         import array_api_compat.numpy as xp
 
-        X, y = _points(1000)
+        X, y = sinc_2d(1000)
         start = time.perf_counter()
         problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
         reached = []

@@ -1,11 +1,11 @@
-"""What every benchmark module shares: the backends by name (lrkl's one resolver), data moved
-there once in setup."""
+"""What every benchmark module shares: the backends by name (lrkl's one resolver) and a base
+class that moves the data there once in ``setup`` and waits for the device after each run."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from lrkl._backend import BackendUnavailable, resolve_backend
+from lrkl._backend import BackendUnavailable, resolve_backend, synchronize
 
 BACKENDS = ["numpy", "torch", "cupy"]
 
@@ -18,6 +18,23 @@ def namespace(name):
         raise NotImplementedError(str(exc)) from exc
 
 
-def to_backend(xp, a):
-    """Copy a NumPy array into ``xp`` (on its default device)."""
-    return xp.asarray(np.ascontiguousarray(a))
+class OnBackend:
+    """Base of the benchmarks with a ``backend`` parameter.
+
+    ``setup`` calls :meth:`use_backend` first (an unavailable backend makes asv skip the case);
+    :meth:`to_backend` copies NumPy data there once, outside the timed code; a timed method ends
+    with :meth:`sync` so that an asynchronous device (CuPy) is timed to the end of its work.
+    """
+
+    xp = None
+
+    def use_backend(self, name):
+        self.xp = namespace(name)
+
+    def to_backend(self, *arrays):
+        """Copies of NumPy arrays in the backend (on its default device), one per argument."""
+        out = tuple(None if a is None else self.xp.asarray(np.ascontiguousarray(a)) for a in arrays)
+        return out if len(out) > 1 else out[0]
+
+    def sync(self):
+        synchronize(self.xp)

@@ -8,7 +8,13 @@ from typing import Any
 from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _diagonal, _factor, icd_column, residual_tolerance
+from lrkl.lowrank._cholesky import (
+    _diagonal,
+    _factor,
+    icd_column,
+    remove_column,
+    residual_tolerance,
+)
 from lrkl.lowrank._factor import LowRankFactor, _check_nonnegative, _check_rank
 
 Array = Any
@@ -76,8 +82,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
             break
         g = icd_column(kernel, X, G, d, i, k, xp=xp)
         G[:, k] = g
-        d = d - g * g
-        d[i] = 0.0
+        d = remove_column(d, g, i, tol, xp=xp)
         pivots.append(i)
     r = len(pivots)
     if r < rank:
