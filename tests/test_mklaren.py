@@ -9,7 +9,7 @@ from sklearn.linear_model import lars_path
 from lrkl import MklarenRegressor
 from lrkl._backend import to_numpy
 from lrkl.kernels import Gaussian, Linear, Precomputed
-from lrkl.mklaren._solver import candidate_correlations, mklaren_fit
+from lrkl.mklaren._solver import candidate_correlations, solve_mklaren
 
 from ._reference import cholesky_features, gaussian_kernel, nystrom
 
@@ -95,7 +95,7 @@ def test_linear_kernels_per_feature_follow_lars(backend, rng):
     yc = y - y.mean()
     _, active, coefs = lars_path(Xn, yc, method="lar")
     fits = []
-    fit = mklaren_fit(
+    fit = solve_mklaren(
         [_feature_kernel(j) for j in range(p)],
         backend.asarray(X),
         backend.asarray(y),
@@ -173,7 +173,7 @@ def test_full_lookahead_selects_like_exact_candidates(backend, rng, lbd):
     X, y = _data(rng, n=n, dim=2)
     gammas = (0.3, 3.0)
     expected = _dense_mklaren([gaussian_kernel(X, X, g) for g in gammas], y, rank, lbd)
-    fit = mklaren_fit(
+    fit = solve_mklaren(
         [Gaussian(gamma=g) for g in gammas],
         backend.asarray(X),
         backend.asarray(y),

@@ -20,7 +20,7 @@ from lrkl import (
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, slkl_solve
+from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, solve_slkl
 
 from ._reference import kernel_ridge
 
@@ -78,7 +78,7 @@ def test_objective_matches_lbfgsb(backend, reference, mode, step, selection):
     problem = slkl_problem(
         backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, xp=xp
     )
-    result = slkl_solve(problem, nu=NU, step=step, selection=selection, tol=1e-12, seed=3)
+    result = solve_slkl(problem, nu=NU, step=step, selection=selection, tol=1e-12, seed=3)
     assert result.converged
     assert abs(result.objective - f_star) <= 1e-6 * f_star
     assert get_namespace(result.weights) is get_namespace(backend.asarray(X))
@@ -90,7 +90,7 @@ def test_objective_value_is_the_dense_f(backend, reference):
     """The F the solver reports is eq. (14) evaluated densely at its μ."""
     X, y, S, C, _ = reference
     problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=backend.xp)
-    result = slkl_solve(problem, nu=NU, selection="random", max_iter=7 * M, tol=0.0, seed=1)
+    result = solve_slkl(problem, nu=NU, selection="random", max_iter=7 * M, tol=0.0, seed=1)
     mu = to_numpy(result.weights)
     assert result.objective == pytest.approx(_dense_objective(C, y, mu, NU)[0], rel=1e-10)
     assert result.support == tuple(np.flatnonzero(mu > 0))
@@ -107,7 +107,7 @@ def test_direct_and_gram_give_the_same_iterates(backend, reference, selection, s
     for mode in ("direct", "gram"):
         problem = slkl_problem(Xb, yb, S, kernel=KERNEL, mode=mode, columns=columns, xp=xp)
         seen = []
-        result = slkl_solve(
+        result = solve_slkl(
             problem,
             nu=NU,
             step=step,
@@ -178,7 +178,7 @@ def test_paper_step_is_twice_the_newton_step(backend, reference):
     problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=xp)
     first = {}
     for step in ("newton", "paper"):
-        result = slkl_solve(problem, nu=NU, step=step, selection="greedy", max_iter=1)
+        result = solve_slkl(problem, nu=NU, step=step, selection="greedy", max_iter=1)
         first[step] = to_numpy(result.weights)
     m = int(np.argmax(first["newton"]))
     a, q = C[:, m] @ y, C[:, m] @ C[:, m]
@@ -191,7 +191,7 @@ def test_exact_step_minimises_along_the_coordinate(reference):
     import array_api_compat.numpy as xp
 
     problem = slkl_problem(X, y, S, kernel=KERNEL, xp=xp)
-    result = slkl_solve(problem, nu=NU, step="exact", selection="greedy", max_iter=1)
+    result = solve_slkl(problem, nu=NU, step="exact", selection="greedy", max_iter=1)
     mu = to_numpy(result.weights)
     m = int(np.argmax(mu))
     f = [_dense_objective(C, y, mu + t * np.eye(M)[m], NU)[0] for t in (-1e-4, 0.0, 1e-4)]
@@ -202,14 +202,14 @@ def test_warm_start_callback_and_stop(backend, reference):
     X, y, S, _, f_star = reference
     xp = backend.xp
     problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=xp)
-    cold = slkl_solve(problem, nu=NU, selection="cyclic", tol=1e-12, seed=0)
-    warm = slkl_solve(
+    cold = solve_slkl(problem, nu=NU, selection="cyclic", tol=1e-12, seed=0)
+    warm = solve_slkl(
         problem, nu=NU, selection="cyclic", tol=1e-12, seed=0, mu0=to_numpy(cold.weights)
     )
     assert warm.n_iter <= 2 * M < cold.n_iter
     assert warm.objective == pytest.approx(f_star, rel=1e-6)
     states = []
-    stopped = slkl_solve(problem, nu=NU, callback=lambda s: states.append(s) or len(states) == 2)
+    stopped = solve_slkl(problem, nu=NU, callback=lambda s: states.append(s) or len(states) == 2)
     assert [s.iteration for s in states] == [0, M]
     assert stopped.n_iter == M and not stopped.converged
     assert states[1].objective < states[0].objective == pytest.approx(y @ y)

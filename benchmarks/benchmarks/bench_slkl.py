@@ -16,7 +16,7 @@ from lrkl import SLKLRegressor
 from lrkl._backend import to_numpy
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
+from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, solve_slkl
 
 from .common import OnBackend, namespace
 from .datasets import sinc_2d
@@ -82,7 +82,7 @@ class FitMemory:
             columns=columns or "auto",
             xp=namespace("numpy"),
         )
-        slkl_solve(problem, nu=0.01, selection="cyclic", max_iter=2000)
+        solve_slkl(problem, nu=0.01, selection="cyclic", max_iter=2000)
 
 
 class Convergence:
@@ -101,7 +101,7 @@ class Convergence:
         import array_api_compat.numpy as xp
 
         problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
-        best = slkl_solve(problem, nu=0.01, selection="greedy", step="exact", tol=0.0)
+        best = solve_slkl(problem, nu=0.01, selection="greedy", step="exact", tol=0.0)
         return best.objective
 
     def _run(self, f_star, selection, step, gap):
@@ -118,7 +118,7 @@ class Convergence:
                 return True
             return False
 
-        slkl_solve(
+        solve_slkl(
             problem,
             nu=0.01,
             selection=selection,

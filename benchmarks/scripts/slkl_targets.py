@@ -21,7 +21,7 @@ import numpy as np
 from lrkl import SLKLRegressor
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, slkl_solve
+from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, solve_slkl
 
 KERNEL = Gaussian(sigma2=1.0)
 
@@ -45,7 +45,7 @@ def _time_to_gap(X, y, S, f_star, gap, cap, **config):
             return True
         return now > cap
 
-    result = slkl_solve(problem, nu=0.01, tol=0.0, max_iter=10**9, callback=monitor, **config)
+    result = solve_slkl(problem, nu=0.01, tol=0.0, max_iter=10**9, callback=monitor, **config)
     total = time.perf_counter() - start
     return (hit[0] if hit else None), setup, total, result
 
@@ -56,7 +56,7 @@ def defaults(cap: float) -> None:
     S = sorted(np.random.default_rng(0).choice(10_000, 1000, replace=False).tolist())
     problem = slkl_problem(X, y, S, kernel=KERNEL, mode="gram", xp=xp)
     f_star = min(
-        slkl_solve(problem, nu=0.01, selection="greedy", step=step, tol=0.0).objective
+        solve_slkl(problem, nu=0.01, selection="greedy", step=step, tol=0.0).objective
         for step in ("exact", "newton")
     )
     print(f"T1  n = 10000, M = 1000, nu = 0.01, F* = {f_star:.12g} ({_load()})")

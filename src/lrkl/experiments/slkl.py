@@ -32,7 +32,7 @@ from lrkl.experiments._common import (
     require_plotting,
 )
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import SLKLResult, slkl_problem, slkl_solve
+from lrkl.slkl._solver import SLKLResult, slkl_problem, solve_slkl
 
 DESCRIPTION = "SLKL (Machart et al. 2011): Table 2 and Figures 1-3"
 
@@ -181,7 +181,7 @@ def _sinc_runs(runner: _Runner, data: dict, runs: int, M: int = 1000) -> list[SL
             X_tr, y_tr, S, kernel=Gaussian(sigma2=1.0), mode="direct", xp=runner.xp
         )
         results.append(
-            slkl_solve(problem, nu=NU, step="newton", selection="random", seed=r, check_every=20)
+            solve_slkl(problem, nu=NU, step="newton", selection="random", seed=r, check_every=20)
         )
     return results
 

@@ -25,9 +25,9 @@ from lrkl.mklaren._solver import (
     dual_coefficients,
     kernel_columns,
     kernel_weights,
-    mklaren_fit,
     mklaren_predict,
     out_of_sample_features,
+    solve_mklaren,
 )
 
 __all__ = ["MklarenRegressor"]
@@ -178,7 +178,7 @@ class MklarenRegressor(LRKLRegressor):
                 self.n_components, n, name="n_components", owner=type(self).__name__
             )
         )
-        result = mklaren_fit(
+        result = solve_mklaren(
             kernels,
             X,
             y,

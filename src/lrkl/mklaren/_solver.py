@@ -4,7 +4,7 @@ The pure algorithm over arrays; :class:`lrkl.MklarenRegressor` is the estimator 
 mathematics, and which of the paper's and the reference code's choices are followed where the two
 disagree, is on the documentation page :ref:`mklaren-math`; equation numbers refer to the paper.
 
-Outline of :func:`mklaren_fit` (``K`` iterations, ``p`` kernels, ``n`` training points):
+Outline of :func:`solve_mklaren` (``K`` iterations, ``p`` kernels, ``n`` training points):
 
 - every kernel keeps an incomplete Cholesky factor of its own (its exact columns, in the order
   they were selected) and ``δ`` *look-ahead* columns, the next ``δ`` columns of the same pivoted
@@ -61,9 +61,9 @@ __all__ = [
     "dual_coefficients",
     "kernel_columns",
     "kernel_weights",
-    "mklaren_fit",
     "mklaren_predict",
     "out_of_sample_features",
+    "solve_mklaren",
 ]
 
 Array = Any
@@ -86,7 +86,7 @@ _MIN_GRAM_PIVOT = 1e-10
 
 
 class MklarenFit(NamedTuple):
-    """The result of :func:`mklaren_fit`.
+    """The result of :func:`solve_mklaren`.
 
     ``K'`` is the number of columns actually selected: the requested rank unless every kernel ran
     out of pivots or a new column lay in the span of the previous ones.
@@ -144,7 +144,7 @@ def candidate_correlations(
 
     When the look-ahead spans the whole residual kernel (``δ`` at least its rank) these are the
     exact correlations. Candidates with ``N = 0`` get ``c = a = 0``. Costs ``O(npδ²)``; inside
-    :func:`mklaren_fit` the ``bᵀMb`` of kernels whose look-ahead did not change are re-used and
+    :func:`solve_mklaren` the ``bᵀMb`` of kernels whose look-ahead did not change are re-used and
     an iteration costs ``O(npδ)``.
 
     Returns
@@ -288,7 +288,7 @@ def _refresh(
 # --------------------------------------------------------------------------- the algorithm
 
 
-def mklaren_fit(
+def solve_mklaren(
     kernels: Sequence[Kernel],
     X: Array,  # shape: (n, dim), validated
     y: Array,  # shape: (n,), validated

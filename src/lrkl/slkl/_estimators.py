@@ -52,7 +52,7 @@ from lrkl.slkl._solver import (
     SLKLState,
     nu_max,
     slkl_problem,
-    slkl_solve,
+    solve_slkl,
 )
 
 __all__ = ["SLKLPath", "SLKLRegressor", "SLKLRegressorCV", "UniformRankOneRidge", "slkl_path"]
@@ -285,7 +285,7 @@ class SLKLRegressor(_SLKLModel):
         monitor = self._monitor(
             lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
         )
-        result = slkl_solve(
+        result = solve_slkl(
             problem,
             nu=float(self.nu),
             seed=seed,
@@ -380,7 +380,7 @@ def slkl_path(
     results: dict[int, SLKLResult] = {}
     mu0 = None
     for i in sorted(range(len(nus)), key=lambda i: -nus[i]):
-        result = slkl_solve(
+        result = solve_slkl(
             problem,
             nu=nus[i],
             seed=seed,
@@ -620,7 +620,7 @@ class SLKLRegressorCV(_SLKLModel):
         self.nu_ = nus[best]
         self.nus_ = nus
         self.mse_path_ = tuple(tuple(e) for e in errors)
-        result = slkl_solve(
+        result = solve_slkl(
             problem,
             nu=self.nu_,
             seed=seed,

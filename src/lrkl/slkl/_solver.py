@@ -65,7 +65,7 @@ __all__ = [
     "choose_mode",
     "nu_max",
     "slkl_problem",
-    "slkl_solve",
+    "solve_slkl",
 ]
 
 Array = Any
@@ -92,7 +92,7 @@ class SLKLState(NamedTuple):
 
 
 class SLKLResult(NamedTuple):
-    """The outcome of :func:`slkl_solve`.
+    """The outcome of :func:`solve_slkl`.
 
     ``weights`` (μ, one per candidate) and ``dual_coef`` (one per support entry, so that
     ``f(x) = Σ_j dual_coef[j] k(x_{support[j]}, x)``) are in the data's namespace and dtype;
@@ -308,7 +308,7 @@ def slkl_problem(
     Returns
     -------
     GramProblem or DirectProblem
-        Reusable for several ν (see :func:`slkl_solve`): the pass over the rows is not repeated.
+        Reusable for several ν (see :func:`solve_slkl`): the pass over the rows is not repeated.
     """
     if mode not in MODES:
         msg = f"mode must be one of {MODES}, received {mode!r}"
@@ -576,7 +576,7 @@ class _Selector:
 # --------------------------------------------------------------------------- the solver
 
 
-def slkl_solve(
+def solve_slkl(
     problem: GramProblem | DirectProblem,
     /,
     *,
@@ -703,7 +703,7 @@ def _loop(
     refresh_every: int | None,
     callback: Callable[[SLKLState], Any] | None,
 ) -> SLKLResult:
-    """The coordinate iterations of :func:`slkl_solve`, with its stopping rule and checks."""
+    """The coordinate iterations of :func:`solve_slkl`, with its stopping rule and checks."""
     hxp = host_namespace()
     M = problem.M
     objective = state.objective(nu)
