@@ -32,17 +32,22 @@ def centring(n: int) -> np.ndarray:
 # --------------------------------------------------------------------------- kernel ridge
 
 
-def kernel_ridge(K: np.ndarray, y: np.ndarray, alpha: float, fit_intercept: bool):
-    """``(c, b)`` of ``(K + αI) c + b 1 = y`` with ``1ᵀ c = 0`` (b = 0 without an intercept), by
-    one dense solve of the bordered system (Prato & Zanni's eq. 7)."""
+def kernel_ridge(
+    K: np.ndarray, y: np.ndarray, alpha: float, fit_intercept: bool, sample_weight=None
+):
+    """``(c, b)`` of ``(K + αW⁻¹) c + b 1 = y`` with ``1ᵀ c = 0`` (b = 0 without an intercept;
+    ``W = I`` without weights, which must then be positive), by one dense solve of the bordered
+    system (Prato & Zanni's eq. 7): the minimiser of ``Σ w_i (y_i − f_i)² + α cᵀKc``."""
     n = K.shape[0]
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    A = K + alpha * np.diag(1.0 / w)
     if not fit_intercept:
-        return np.linalg.solve(K + alpha * np.eye(n), y), 0.0
-    A = np.zeros((n + 1, n + 1))
-    A[:n, :n] = K + alpha * np.eye(n)
-    A[:n, n] = A[n, :n] = 1.0
+        return np.linalg.solve(A, y), 0.0
+    B = np.zeros((n + 1, n + 1))
+    B[:n, :n] = A
+    B[:n, n] = B[n, :n] = 1.0
     rhs = np.concatenate([y, np.zeros((1, *y.shape[1:]))])
-    sol = np.linalg.solve(A, rhs)
+    sol = np.linalg.solve(B, rhs)
     return sol[:n], sol[n]
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.optimize
+from sklearn.base import clone
 
 from lrkl import AlignmentKernelRidge, lowrank
 from lrkl._backend import to_numpy
@@ -158,7 +159,7 @@ def test_factor_alignment_bad_input(backend, data):
 # --------------------------------------------------------------------------- the estimator
 
 
-def reference_prediction(X, Z, y, eta, centred, alpha, fit_intercept):
+def reference_prediction(X, Z, y, eta, centred, alpha, fit_intercept, sample_weight=None):
     """KRR on Σ η_q K_q (centred in feature space by the training mean), dense NumPy."""
     n = len(y)
     P = centring(n)
@@ -171,7 +172,7 @@ def reference_prediction(X, Z, y, eta, centred, alpha, fit_intercept):
             Kq = P @ Kq @ P
         K += w * Kq
         Kz += w * Kzq
-    dual, bias = kernel_ridge(K, y, alpha, fit_intercept)
+    dual, bias = kernel_ridge(K, y, alpha, fit_intercept, sample_weight)
     return Kz @ dual + bias
 
 
@@ -231,3 +232,17 @@ def test_alignment_kernel_ridge_bad_data(backend, data):
     model.fit(backend.asarray(X), backend.asarray(y))
     with pytest.raises(ValueError, match="expecting 4 features"):
         model.predict(backend.asarray(Z[:, :3]))
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_alignment_kernel_ridge_sample_weight_matches_dense(backend, data, fit_intercept):
+    """Weights enter the ridge solve only: the kernel weights are those of the unweighted fit."""
+    X, Z, y = data
+    w = np.random.default_rng(5).uniform(0.1, 3.0, size=len(y))
+    model = AlignmentKernelRidge(KERNELS, method="alignf", alpha=0.5, fit_intercept=fit_intercept)
+    plain = clone(model).fit(backend.asarray(X), backend.asarray(y))
+    model.fit(backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w))
+    eta = to_numpy(model.kernel_weights_)
+    np.testing.assert_allclose(eta, to_numpy(plain.kernel_weights_), atol=1e-12)
+    expected = reference_prediction(X, Z, y, eta, True, 0.5, fit_intercept, w)
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(Z))), expected, atol=1e-8)

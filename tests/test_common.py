@@ -46,7 +46,24 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+#: Weights equal repeated rows in the ridge solve (tests/test_first_hour.py), but not in what
+#: these estimators build from the rows before it, which the weights do not enter.
+_NOT_REPETITION = "check_sample_weight_equivalence_on_dense_data"
+
+
+#: (KernelRidgeSubset passes: on the checks' 15 rows its default subset is every row; alignfc
+#: passes: on the checks' data it puts all weight on one kernel.)
+def expected_failed_checks(estimator):
+    if isinstance(estimator, LowRankRidge):
+        why = "the low-rank factors are built on the unweighted rows (pivots, landmarks)"
+    elif isinstance(estimator, AlignmentKernelRidge) and estimator.method != "alignfc":
+        why = "the kernel weights come from the unweighted alignment"
+    else:
+        return {}
+    return {_NOT_REPETITION: why}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         # On the checks' random data the best ν often lies on an end of the grid, which

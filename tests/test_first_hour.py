@@ -11,19 +11,25 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
 from sklearn.kernel_ridge import KernelRidge
+from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import has_fit_parameter
 
 from lrkl import (
+    AlignmentKernelRidge,
     KernelRidgeExact,
     KernelRidgeSubset,
     LowRankRidge,
     MklarenRegressor,
     SLKLRegressor,
     SLKLRegressorCV,
+    UniformKernelRidge,
     UniformRankOneRidge,
+    _validation,
 )
+from lrkl._backend import to_numpy
 from lrkl._validation import InvalidParameterError
 from lrkl.kernels import Gaussian, Precomputed
 
@@ -156,3 +162,86 @@ def test_missing_matplotlib_is_answered_before_any_work(monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     with pytest.raises(SystemExit, match=r"pip install 'lrkl\[plot\]'"):
         require_plotting()
+
+
+# --------------------------------------------------------------------------- sample weights
+
+REPEATABLE = [
+    lambda: KernelRidgeExact(Gaussian(gamma=0.5), alpha=0.3),
+    lambda: UniformKernelRidge([Gaussian(gamma=0.5), Gaussian(gamma=2.0)], alpha=0.3),
+    lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=40, alpha=0.3),
+]
+
+
+@pytest.fixture
+def weighted_data():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    counts = rng.integers(0, 4, size=40)
+    counts[0] = 1
+    return X, y, counts
+
+
+@pytest.mark.parametrize("make", REPEATABLE, ids=lambda f: type(f()).__name__)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_integer_weights_equal_repeated_rows(backend, weighted_data, make, fit_intercept):
+    """A weight of k is k copies of the row (0 drops it): the weighted loss is the same sum."""
+    X, y, counts = weighted_data
+    model = make().set_params(fit_intercept=fit_intercept)
+    weighted = clone(model).fit(
+        backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(counts * 1.0)
+    )
+    repeated = clone(model).fit(
+        backend.asarray(np.repeat(X, counts, axis=0)), backend.asarray(np.repeat(y, counts))
+    )
+    Xb = backend.asarray(X)
+    np.testing.assert_allclose(
+        to_numpy(weighted.predict(Xb)), to_numpy(repeated.predict(Xb)), atol=1e-8
+    )
+
+
+def test_weights_match_sklearn(weighted_data):
+    X, y, _ = weighted_data
+    w = np.random.default_rng(4).uniform(0.0, 2.0, size=40)
+    krr = KernelRidgeExact(Gaussian(gamma=0.5), alpha=0.3, fit_intercept=False)
+    ref = KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(krr.fit(X, y, sample_weight=w).predict(X), ref.predict(X))
+    subset = KernelRidgeSubset(Gaussian(gamma=0.5), n_columns=25, alpha=0.3, random_state=0)
+    subset.fit(X, y, sample_weight=w)
+    rows = subset.candidates_
+    ref = KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5)
+    ref.fit(X[rows], y[rows] - subset.intercept_, sample_weight=w[rows])
+    np.testing.assert_allclose(subset.predict(X), ref.predict(X) + subset.intercept_, atol=1e-10)
+    lowrank = LowRankRidge([Gaussian(gamma=0.5)], rank=12, alpha=0.3).fit(X, y, sample_weight=w)
+    ridge = Ridge(alpha=0.3).fit(lowrank.features(X), y, sample_weight=w)
+    np.testing.assert_allclose(lowrank.coef_, ridge.coef_, atol=1e-10)
+    np.testing.assert_allclose(lowrank.intercept_, ridge.intercept_, atol=1e-10)
+
+
+def test_bad_weights_and_estimators_without_weights(weighted_data):
+    X, y, _ = weighted_data
+    with pytest.raises(ValueError, match="sample_weight must be >= 0, received a minimum of -1"):
+        KernelRidgeExact().fit(X, y, sample_weight=-np.ones(40))
+    with pytest.raises(ValueError, match="at least one positive weight, received all zeros"):
+        UniformKernelRidge().fit(X, y, sample_weight=0.0)
+    with pytest.raises(ValueError, match=r"one entry per sample \(40\), received shape \(3,\)"):
+        LowRankRidge().fit(X, y, sample_weight=np.ones(3))
+    for est in (SLKLRegressor(), SLKLRegressorCV(), MklarenRegressor(), UniformRankOneRidge()):
+        assert not has_fit_parameter(est, "sample_weight")
+    for est in (KernelRidgeExact(), KernelRidgeSubset(), LowRankRidge(), UniformKernelRidge()):
+        assert has_fit_parameter(est, "sample_weight")
+
+
+def test_dense_methods_check_their_size_first(monkeypatch):
+    monkeypatch.setattr(_validation, "device_memory", lambda x: 2**20)  # a 1 MiB device
+    X = np.random.default_rng(0).normal(size=(400, 2))  # K: 1.2 MiB in float64
+    for model, alternative in [
+        (KernelRidgeExact(), "KernelRidgeSubset"),
+        (UniformKernelRidge(["rbf"]), "LowRankRidge"),
+        (AlignmentKernelRidge(["rbf", "laplacian"]), "LowRankRidge"),
+    ]:
+        with pytest.raises(MemoryError, match=rf"GiB .* 0\.0 GiB of memory .*{alternative}"):
+            model.fit(X, X[:, 0])
+        assert not hasattr(model, "dual_coef_")
+    KernelRidgeExact().fit(X[:300], X[:300, 0])  # 0.7 MiB: fits

@@ -7,6 +7,7 @@ from :func:`get_namespace`) keyword-only.
 
 from __future__ import annotations
 
+import os
 from types import ModuleType
 from typing import Any
 
@@ -252,6 +253,26 @@ def move_to(a: Array, /, *, like: Array) -> Array:
     if get_namespace(a).__name__ == xp.__name__:
         return array_api_compat.to_device(a, device_of(like))
     return from_host(to_numpy(a), xp=xp, device=device_of(like))
+
+
+def device_memory(x: Array) -> int | None:
+    """Total memory in bytes of the device ``x`` lives on, or ``None`` where it is unknown:
+    the host's physical memory for host arrays, the GPU's for CuPy and CUDA torch arrays."""
+    xp = get_namespace(x)
+    name = xp.__name__
+    try:
+        if "cupy" in name:
+            import cupy
+
+            with cupy.cuda.Device(device_of(x).id):
+                return int(cupy.cuda.runtime.memGetInfo()[1])
+        if "torch" in name and device_of(x).type == "cuda":
+            import torch
+
+            return int(torch.cuda.mem_get_info(device_of(x))[1])
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError, RuntimeError):
+        return None
 
 
 # --------------------------------------------------------------------------- backends by name

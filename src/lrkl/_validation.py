@@ -28,8 +28,10 @@ from sklearn.utils._param_validation import (
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lrkl._backend import (
+    _is_number,
     check_array,
     check_consistent_length,
+    device_memory,
     device_of,
     ensure_array,
     get_namespace,
@@ -46,10 +48,12 @@ __all__ = [
     "StrOptions",
     "check_X",
     "check_X_y",
+    "check_dense_kernel_size",
     "check_kernel",
     "check_kernels",
     "check_n_columns",
     "check_predict_X",
+    "check_sample_weight",
     "clip_to_samples",
     "default_kernels",
     "validate_params",
@@ -58,20 +62,26 @@ __all__ = [
 Array = Any
 
 
-def default_kernels(X: Array) -> list[Kernel]:
+def default_kernels(X: Array, sample_weight: Array | None = None) -> list[Kernel]:
     """Seven Gaussian kernels ``exp(−γ‖x − z‖²)``, ``γ = γ₀·2⁻³, …, γ₀·2³``, spread around the
     width ``γ₀`` that ``Gaussian(gamma="scale")`` takes from the training inputs ``X``.
 
     (The Mklaren paper's kernels, ``γ = 2⁻³, …, 2³``, suit its unit-norm rows; on standardised
     features they are far too narrow.)
     """
-    gamma = Gaussian().resolve(X).gamma
+    gamma = Gaussian().resolve(X, sample_weight).gamma
     return [Gaussian(gamma=gamma * 2.0**e) for e in range(-3, 4)]
 
 
-def check_kernel(kernel: Kernel | str | None, X: Array, *, name: str = "kernel") -> Kernel:
+def check_kernel(
+    kernel: Kernel | str | None,
+    X: Array,
+    *,
+    name: str = "kernel",
+    sample_weight: Array | None = None,
+) -> Kernel:
     """The kernel a parameter gives, with its ``"scale"`` widths computed from the training
-    inputs ``X`` (:meth:`lrkl.kernels.Kernel.resolve`).
+    inputs ``X`` and weights (:meth:`lrkl.kernels.Kernel.resolve`).
 
     ``kernel`` is a :class:`~lrkl.kernels.Kernel`, one of the names of
     :data:`~lrkl.kernels.KERNEL_NAMES`, or None for ``Gaussian(gamma="scale")``.
@@ -89,19 +99,24 @@ def check_kernel(kernel: Kernel | str | None, X: Array, *, name: str = "kernel")
             f"{type(kernel).__name__}"
         )
         raise TypeError(msg)
-    return kernel.resolve(X)
+    return kernel.resolve(X, sample_weight)
 
 
-def check_kernels(kernels: Sequence[Kernel | str] | None, X: Array) -> list[Kernel]:
+def check_kernels(
+    kernels: Sequence[Kernel | str] | None, X: Array, *, sample_weight: Array | None = None
+) -> list[Kernel]:
     """A non-empty list of kernels resolved on ``X`` (see :func:`check_kernel`); None means
     :func:`default_kernels`."""
     if kernels is None:
-        return default_kernels(X)
+        return default_kernels(X, sample_weight)
     kernels = list(kernels)
     if not kernels:
         msg = "kernels must hold at least one Kernel, received an empty sequence"
         raise ValueError(msg)
-    return [check_kernel(kernel, X, name=f"kernels[{q}]") for q, kernel in enumerate(kernels)]
+    return [
+        check_kernel(kernel, X, name=f"kernels[{q}]", sample_weight=sample_weight)
+        for q, kernel in enumerate(kernels)
+    ]
 
 
 def clip_to_samples(value: int, n: int, *, name: str, owner: str) -> int:
@@ -208,6 +223,53 @@ def check_X_y(
         msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)
     return xp, X, y
+
+
+def check_sample_weight(sample_weight: Any, X: Array, *, owner: Any) -> Array | None:
+    """``None``, or the sample weights as a 1-D array of length n in X's dtype, namespace and
+    device (moved there like ``y``).
+
+    A number means the same weight for every sample. Weights must be finite and ``≥ 0``, not all
+    zero; a zero weight leaves its sample out of the loss.
+    """
+    if sample_weight is None:
+        return None
+    xp = get_namespace(X)
+    n = X.shape[0]
+    if _is_number(sample_weight) and not hasattr(sample_weight, "shape"):
+        sample_weight = xp.full(n, float(sample_weight), dtype=X.dtype, device=device_of(X))
+    w = move_to(ensure_array(sample_weight, name="sample_weight"), like=X)
+    w = check_array(w, name="sample_weight", xp=xp, ndim=1, dtype=X.dtype)
+    if w.shape[0] != n:
+        msg = f"sample_weight must have one entry per sample ({n}), received shape {tuple(w.shape)}"
+        raise ValueError(msg)
+    if bool(xp.any(w < 0)):
+        msg = f"sample_weight must be >= 0, received a minimum of {float(xp.min(w)):.4g}"
+        raise ValueError(msg)
+    if not bool(xp.any(w > 0)):
+        msg = "sample_weight must hold at least one positive weight, received all zeros"
+        raise ValueError(msg)
+    return w
+
+
+def check_dense_kernel_size(
+    n: int, X: Array, *, owner: str, alternative: str, count: int = 1
+) -> None:
+    """Raise :class:`MemoryError` before ``count`` kernel matrices of ``n × n`` are allocated
+    that cannot fit in X's dtype into the memory of X's device (:func:`device_memory`).
+
+    ``alternative`` names the low-rank estimator to use instead.
+    """
+    limit = device_memory(X)
+    needed = count * n * n * (get_namespace(X).finfo(X.dtype).bits // 8)
+    if limit is not None and needed > limit:
+        what = "the n × n kernel matrix" if count == 1 else f"{count} kernel matrices of n × n"
+        msg = (
+            f"{owner} forms {what}: n_samples = {n} needs {needed / 2**30:.1f} GiB "
+            f"for that alone, more than the {limit / 2**30:.1f} GiB of memory of this device. "
+            f"Use a low-rank method instead: {alternative}"
+        )
+        raise MemoryError(msg)
 
 
 def check_predict_X(

@@ -155,21 +155,27 @@ class Kernel:
         args = ", ".join(f"{name}={value!r}" for name, value in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
-    def resolve(self, X: Array, /) -> Kernel:
+    def resolve(self, X: Array, /, sample_weight: Array | None = None) -> Kernel:
         """This kernel with every ``"scale"`` width computed from the training inputs ``X``.
 
         ``gamma="scale"`` becomes ``1 / (n_features · Var(X))`` for the Gaussian and polynomial
         kernels (scikit-learn's ``SVC(gamma="scale")``) and ``1 / (n_features · Std(X))`` for the
-        Laplacian one, the variance taken over all entries of ``X``: on standardised features
-        both are scikit-learn's ``KernelRidge`` default ``1 / n_features``. A kernel without
-        ``"scale"`` parameters is returned as it is.
+        Laplacian one, the variance taken over all entries of ``X`` (rows weighted by
+        ``sample_weight`` when given, so that a weight of k is k copies of the row): on
+        standardised features both are scikit-learn's ``KernelRidge`` default
+        ``1 / n_features``. A kernel without ``"scale"`` parameters is returned as it is.
         """
         scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
         if not scaled:
             return self
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
-        var = float(xp.var(X))
+        if sample_weight is None:
+            var = float(xp.var(X))
+        else:
+            w = sample_weight / xp.sum(sample_weight)
+            mean = xp.sum(w @ X) / X.shape[1]
+            var = float(xp.sum(w @ (X - mean) ** 2) / X.shape[1])
         spread = self._spread(var) if var > 0 else 1.0
         return type(self)(
             **{**self.get_params(), **dict.fromkeys(scaled, 1.0 / (X.shape[1] * spread))}

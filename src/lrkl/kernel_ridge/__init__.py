@@ -15,6 +15,7 @@ from lrkl.kernel_ridge._solvers import (
     primal_problem,
     solve_dual,
     solve_primal,
+    weigh_kernel,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "primal_problem",
     "solve_dual",
     "solve_primal",
+    "weigh_kernel",
 ]

@@ -12,9 +12,15 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import device_of
-from lrkl._validation import Interval, check_kernels, check_X_y
+from lrkl._validation import (
+    Interval,
+    check_dense_kernel_size,
+    check_kernels,
+    check_sample_weight,
+    check_X_y,
+)
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor
-from lrkl.kernel_ridge._solvers import make_solver, solve_dual
+from lrkl.kernel_ridge._solvers import make_solver, solve_dual, weigh_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import _as_dtype
 
@@ -55,13 +61,17 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         """The weights ``η`` and whether the kernels are centred."""
         raise NotImplementedError
 
-    def fit(self, X: Array, y: Array):
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
         """Weigh the kernels and fit kernel ridge regression on their combination.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
         y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights of the squared errors in the ridge solve
+            (:func:`lrkl.kernel_ridge.solve_dual`); the kernel weights and the centring do not
+            use them.
 
         Returns
         -------
@@ -69,7 +79,15 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
-        kernels = check_kernels(self.kernels, X)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        kernels = check_kernels(self.kernels, X, sample_weight=sample_weight)
+        check_dense_kernel_size(
+            X.shape[0],
+            X,
+            owner=type(self).__name__,
+            alternative="LowRankRidge or MklarenRegressor",
+            count=len(kernels) + 1,
+        )
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, xp=xp)
         centring = [KernelCentring(K, xp=xp) for K in Ks] if centred else None
@@ -79,9 +97,17 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         del Ks
         # alignf's weights may be negative: the combination is then indefinite.
         positive = not centred or bool(xp.all(weights >= 0))
-        solver = make_solver(combined, "cholesky" if positive else "eigh", xp=xp)
+        root = None if sample_weight is None else xp.sqrt(sample_weight)
+        solver = make_solver(
+            weigh_kernel(combined, root), "cholesky" if positive else "eigh", xp=xp
+        )
         self.dual_coef_, self.intercept_ = solve_dual(
-            solver, y, float(self.alpha), fit_intercept=self.fit_intercept, xp=xp
+            solver,
+            y,
+            float(self.alpha),
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sqrt_weight=root,
         )
         self.kernel_weights_ = weights
         self.centring_ = centring

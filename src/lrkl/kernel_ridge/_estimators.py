@@ -24,9 +24,11 @@ from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
+    check_dense_kernel_size,
     check_kernel,
     check_n_columns,
     check_predict_X,
+    check_sample_weight,
     check_X_y,
 )
 from lrkl.kernel_ridge._predict import predict_dual
@@ -35,6 +37,7 @@ from lrkl.kernel_ridge._solvers import (
     primal_problem,
     solve_dual,
     solve_primal,
+    weigh_kernel,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
@@ -102,8 +105,8 @@ class KernelRidgeExact(KernelExpansionRegressor):
     Attributes
     ----------
     centres_ : array of shape (n_samples, n_features)
-    dual_coef_ : array of shape (n_samples,)
-    intercept_ : array of shape ()
+    dual_coef_ : array of shape (n_samples,) or (n_samples, n_targets)
+    intercept_ : array of shape () or (n_targets,)
     kernel_ : Kernel
     n_features_in_ : int
 
@@ -119,6 +122,11 @@ class KernelRidgeExact(KernelExpansionRegressor):
 
     _parameter_constraints: dict = _SINGLE_KERNEL_CONSTRAINTS
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # one factorisation serves every target
+        return tags
+
     def __init__(
         self, kernel: Kernel | str | None = None, alpha: float = 1.0, *, fit_intercept: bool = True
     ) -> None:
@@ -126,27 +134,48 @@ class KernelRidgeExact(KernelExpansionRegressor):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
 
-    def fit(self, X: Array, y: Array) -> KernelRidgeExact:
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidgeExact:
         """Solve ``(K + αI) c + b 1 = y``.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights ``w_i ≥ 0`` of the squared errors: the system becomes
+            ``(K + αW⁻¹) c + b 1 = y`` (:func:`lrkl.kernel_ridge.solve_dual`).
 
         Returns
         -------
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
-        self.kernel_ = check_kernel(self.kernel, X)
-        self._fit_dual(X, y, xp=xp)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
+        self._fit_dual(X, y, sample_weight, kernel, xp=xp)
         return self
 
-    def _fit_dual(self, X: Array, y: Array, *, xp: Any) -> None:
-        solver = make_solver(self.kernel_(X, X), "cholesky", xp=xp)
-        fit = solve_dual(solver, y, float(self.alpha), fit_intercept=self.fit_intercept, xp=xp)
+    def _fit_dual(
+        self, X: Array, y: Array, sample_weight: Array | None, kernel: Kernel, *, xp: Any
+    ) -> None:
+        check_dense_kernel_size(
+            X.shape[0],
+            X,
+            owner=type(self).__name__,
+            alternative="KernelRidgeSubset(n_columns=...), LowRankRidge or SLKLRegressor",
+        )
+        root = None if sample_weight is None else xp.sqrt(sample_weight)
+        solver = make_solver(weigh_kernel(kernel(X, X), root), "cholesky", xp=xp)
+        fit = solve_dual(
+            solver,
+            y,
+            float(self.alpha),
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sqrt_weight=root,
+        )
+        self.kernel_ = kernel
         self.centres_ = X
         self.dual_coef_, self.intercept_ = fit
         self.n_features_in_ = X.shape[1]
@@ -174,8 +203,8 @@ class KernelRidgeSubset(KernelRidgeExact):
     candidates_ : array of shape (M,)
         Training row numbers kept.
     centres_ : array of shape (M, n_features)
-    dual_coef_ : array of shape (M,)
-    intercept_ : array of shape ()
+    dual_coef_ : array of shape (M,) or (M, n_targets)
+    intercept_ : array of shape () or (n_targets,)
     kernel_ : Kernel
     n_features_in_ : int
 
@@ -210,27 +239,33 @@ class KernelRidgeSubset(KernelRidgeExact):
         self.random_state = random_state
         self.fit_intercept = fit_intercept
 
-    def fit(self, X: Array, y: Array) -> KernelRidgeSubset:
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidgeSubset:
         """Draw M points and solve kernel ridge regression on them.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights of the squared errors; those of the M kept points enter the fit.
 
         Returns
         -------
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__, default=1000)
         rows = sample_rows(X.shape[0], M, self.random_state)
-        self.kernel_ = check_kernel(self.kernel, X)
-        self.candidates_ = index_array(rows, xp=xp, device=device_of(X))
-        X = xp.take(X, self.candidates_, axis=0)
-        y = xp.take(y, self.candidates_, axis=0)
-        self._fit_dual(X, y, xp=xp)
+        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
+        candidates = index_array(rows, xp=xp, device=device_of(X))
+        X = xp.take(X, candidates, axis=0)
+        y = xp.take(y, candidates, axis=0)
+        if sample_weight is not None:
+            sample_weight = xp.take(sample_weight, candidates, axis=0)
+        self._fit_dual(X, y, sample_weight, kernel, xp=xp)
+        self.candidates_ = candidates
         return self
 
 
@@ -340,13 +375,16 @@ class LowRankRidge(LRKLRegressor):
         tags.target_tags.multi_output = True
         return tags
 
-    def fit(self, X: Array, y: Array) -> LowRankRidge:
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> LowRankRidge:
         """Approximate each kernel and fit the ridge regression on the stacked factors.
 
         Parameters
         ----------
         X : array of shape (n_samples, n_features)
         y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights of the squared errors in the ridge regression (weighted centring, as
+            scikit-learn's ``Ridge``); the low-rank factors themselves are unweighted.
 
         Returns
         -------
@@ -354,6 +392,7 @@ class LowRankRidge(LRKLRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
         features = LowRankFeatures(
             self.kernels,
             self.rank,
@@ -365,7 +404,9 @@ class LowRankRidge(LRKLRegressor):
             random_state=self.random_state,
         )
         Z = features.fit_transform(X, y)
-        problem = primal_problem(Z, y, fit_intercept=self.fit_intercept, xp=xp)
+        problem = primal_problem(
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
+        )
         alpha = float(self.alpha)
         solver = make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
         self.coef_, self.intercept_ = solve_primal(problem, solver, alpha, xp=xp)

@@ -40,6 +40,7 @@ __all__ = [
     "primal_problem",
     "solve_dual",
     "solve_primal",
+    "weigh_kernel",
 ]
 
 Array = Any
@@ -115,6 +116,14 @@ class RidgeCoefficients(NamedTuple):
     intercept: Array  # shape: () or (t,)
 
 
+def weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
+    """``S K S`` with ``S = diag(√w)``: the matrix :func:`solve_dual` wants its solver set up
+    on for sample weights ``w`` (``K`` itself without weights)."""
+    if sqrt_weight is None:
+        return K
+    return sqrt_weight[:, None] * K * sqrt_weight[None, :]
+
+
 def solve_dual(
     solver: RidgeSolver,
     y: Array,  # shape: (n,) or (n, t)
@@ -123,22 +132,34 @@ def solve_dual(
     *,
     fit_intercept: bool,
     xp: ModuleType,
+    sqrt_weight: Array | None = None,  # shape: (n,), √w for sample weights w
 ) -> RidgeCoefficients:
     """Dual coefficients of ``(K + αI) c + b 1 = y`` (with ``1ᵀ c = 0`` when ``fit_intercept``).
 
     ``solver`` is set up on ``K``. With ``A = K + αI``: ``b = 1ᵀA⁻¹y / 1ᵀA⁻¹1`` and
     ``c = A⁻¹(y − b 1)``, one solve with ``t + 1`` right-hand sides.
+
+    With sample weights ``w`` (``sqrt_weight = √w``) the model minimises
+    ``Σ_i w_i (y_i − f(x_i))² + α cᵀKc``; its system is ``(K + αW⁻¹) c + b 1 = y``, ``1ᵀc = 0``,
+    solved as ``(S K S + αI) c̃ + b s = S y``, ``sᵀ c̃ = 0``, ``c = S c̃`` (``S = diag(s)``,
+    ``s = √w``), which a zero weight leaves well posed (``c_i = 0`` there). ``solver`` is then
+    set up on ``S K S`` (:func:`weigh_kernel`).
     """
     Y = y[:, None] if y.ndim == 1 else y
+    s = None if sqrt_weight is None else sqrt_weight[:, None]
+    if s is not None:
+        Y = s * Y
     if fit_intercept:
-        ones = xp.ones((Y.shape[0], 1), dtype=Y.dtype, device=device_of(Y))
+        ones = xp.ones((Y.shape[0], 1), dtype=Y.dtype, device=device_of(Y)) if s is None else s
         sol = solver.solve(xp.concat([Y, ones], axis=1), alpha)
         u, v = sol[:, :-1], sol[:, -1]
-        intercept = xp.sum(u, axis=0) / xp.sum(v)
+        intercept = (xp.sum(u, axis=0) if s is None else s[:, 0] @ u) / xp.sum(ones[:, 0] * v)
         dual = u - v[:, None] * intercept[None, :]
     else:
         dual = solver.solve(Y, alpha)
         intercept = xp.zeros(Y.shape[1], dtype=Y.dtype, device=device_of(Y))
+    if s is not None:
+        dual = s * dual
     if y.ndim == 1:
         return RidgeCoefficients(dual[:, 0], intercept[0])
     return RidgeCoefficients(dual, intercept)
@@ -161,15 +182,26 @@ def primal_problem(
     *,
     fit_intercept: bool,
     xp: ModuleType,
+    sample_weight: Array | None = None,  # shape: (n,)
 ) -> PrimalProblem:
-    """The statistics of :class:`PrimalProblem` from the features: one ``O(n k²)`` GEMM."""
+    """The statistics of :class:`PrimalProblem` from the features: one ``O(n k²)`` GEMM.
+
+    With sample weights ``w`` the loss is ``Σ_i w_i (y_i − z_iᵀw − b)²``: the means are
+    weighted means and the statistics ``Z_cᵀ W Z_c``, ``Z_cᵀ W y_c`` (scikit-learn's ``Ridge``).
+    """
+    w = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
     if fit_intercept:
-        feature_mean, target_mean = xp.mean(Z, axis=0), xp.mean(y, axis=0)
+        if w is None:
+            feature_mean, target_mean = xp.mean(Z, axis=0), xp.mean(y, axis=0)
+        else:
+            feature_mean, target_mean = w @ Z, w @ y
         Z, y = Z - feature_mean, y - target_mean
     else:
         feature_mean = xp.zeros(Z.shape[1], dtype=Z.dtype, device=device_of(Z))
         target_mean = xp.zeros(y.shape[1:], dtype=Z.dtype, device=device_of(Z))
     Zt = xp.matrix_transpose(Z)
+    if sample_weight is not None:
+        Zt = Zt * sample_weight[None, :]
     # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
     return PrimalProblem(Zt @ Z, Zt @ y, feature_mean, xp.asarray(target_mean, device=device_of(Z)))
 
