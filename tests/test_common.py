@@ -15,6 +15,7 @@ from lrkl import (
     KernelRidgeExact,
     KernelRidgeSubset,
     LowRankRidge,
+    LowRankRidgeCV,
     MklarenRegressor,
     SLKLRegressor,
     SLKLRegressorCV,
@@ -38,6 +39,7 @@ ESTIMATORS = [
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="icd"),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="csi", lookahead=2),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="nystrom", random_state=0),
+    LowRankRidgeCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
     LowRankFeatures(TWO_KERNELS, rank=[3, 10]),
     LowRankFeatures(TWO_KERNELS, rank=3, method="nystrom", n_landmarks=8, random_state=0),
     UniformKernelRidge(TWO_KERNELS),
@@ -69,6 +71,7 @@ def test_sklearn_compatible(estimator, check):
         # On the checks' random data the best ν often lies on an end of the grid, which
         # SLKLRegressorCV warns about by design (tested in test_slkl.py).
         warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
+        warnings.filterwarnings("ignore", "LowRankRidgeCV chose alpha", UserWarning)
         check(estimator)
 
 
@@ -81,6 +84,7 @@ INVALID = [
     (KernelRidgeSubset, {"n_columns": 0}),
     (UniformRankOneRidge, {"weight": -1.0}),
     (LowRankRidge, {"method": "svd"}),
+    (LowRankRidgeCV, {"n_alphas": 0}),
     (LowRankFeatures, {"kappa": 2.0}),
     (UniformKernelRidge, {"fit_intercept": 1.5}),
     (AlignmentKernelRidge, {"method": "best"}),

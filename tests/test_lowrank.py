@@ -343,8 +343,9 @@ def test_bad_input_raises(backend, data):
 
 from sklearn.kernel_ridge import KernelRidge  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
+from sklearn.model_selection import KFold  # noqa: E402
 
-from lrkl import LowRankRidge, UniformKernelRidge  # noqa: E402
+from lrkl import LowRankRidge, LowRankRidgeCV, UniformKernelRidge  # noqa: E402
 
 TWO_KERNELS = (Gaussian(gamma=0.5), Laplacian(gamma=0.3))
 
@@ -446,3 +447,60 @@ def test_estimators_bad_data(backend, data):
             model.predict(backend.asarray(Z[:, :2]))
     with pytest.raises(ValueError, match="'alpha' parameter"):
         UniformKernelRidge(TWO_KERNELS, alpha=0.0).fit(X, y)
+
+
+# --------------------------------------------------------------------------- LowRankRidgeCV
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_low_rank_ridge_cv_loo_matches_refits_without_each_row(
+    backend, data, fit_intercept, weighted
+):
+    """The closed-form leave-one-out path equals n refits of scikit-learn's Ridge, each on the
+    features without one row."""
+    X, _, y = data
+    n = len(y)
+    w = np.random.default_rng(7).uniform(0.2, 2.0, size=n) if weighted else None
+    model = LowRankRidgeCV(
+        TWO_KERNELS, rank=6, alphas=[0.01, 0.3, 3.0], fit_intercept=fit_intercept
+    )
+    model.fit(
+        backend.asarray(X),
+        backend.asarray(y),
+        sample_weight=None if w is None else backend.asarray(w),
+    )
+    Z = to_numpy(model.features(backend.asarray(X)))
+    for alpha, (loo,) in zip(model.alphas_, model.mse_path_, strict=True):
+        errors = np.empty(n)
+        for i in range(n):
+            keep = np.arange(n) != i
+            ridge = Ridge(alpha=alpha, fit_intercept=fit_intercept)
+            ridge.fit(Z[keep], y[keep], sample_weight=None if w is None else w[keep])
+            errors[i] = (ridge.predict(Z[i : i + 1])[0] - y[i]) ** 2
+        expected = errors.mean() if w is None else np.sum(w * errors) / np.sum(w)
+        np.testing.assert_allclose(loo, expected, rtol=1e-8)
+    best = int(np.argmin([e[0] for e in model.mse_path_]))
+    assert model.alpha_ == model.alphas_[best]
+    refit = LowRankRidge(TWO_KERNELS, rank=6, alpha=model.alpha_, fit_intercept=fit_intercept)
+    refit.fit(X, y, sample_weight=w)
+    np.testing.assert_allclose(to_numpy(model.coef_), refit.coef_, atol=1e-10)
+
+
+def test_low_rank_ridge_cv_folds_and_default_grid(data):
+    X, _, y = data
+    model = LowRankRidgeCV(TWO_KERNELS, rank=6, n_alphas=5, cv=KFold(3)).fit(X, y)
+    Z = model.features(X)
+    top = np.linalg.eigvalsh((Z - Z.mean(axis=0)).T @ (Z - Z.mean(axis=0)))[-1]
+    np.testing.assert_allclose(model.alphas_, top * np.logspace(0, -8, 5), rtol=1e-8)
+    for alpha, per_fold in zip(model.alphas_, model.mse_path_, strict=True):
+        for (train, test), error in zip(KFold(3).split(X), per_fold, strict=True):
+            fold = LowRankRidge(TWO_KERNELS, rank=6, alpha=alpha).fit(X[train], y[train])
+            np.testing.assert_allclose(error, np.mean((fold.predict(X[test]) - y[test]) ** 2))
+
+
+def test_low_rank_ridge_cv_warns_on_the_top_of_its_grid(data):
+    X, _, _ = data
+    noise = np.random.default_rng(1).normal(size=len(X))
+    with pytest.warns(UserWarning, match="chose alpha = .*its largest value"):
+        LowRankRidgeCV(TWO_KERNELS, rank=6, alphas=[1e3, 1e-9]).fit(X, noise)

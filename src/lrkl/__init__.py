@@ -6,6 +6,7 @@ from lrkl.kernel_ridge import (
     KernelRidgeExact,
     KernelRidgeSubset,
     LowRankRidge,
+    LowRankRidgeCV,
     UniformKernelRidge,
 )
 from lrkl.mklaren import MklarenRegressor
@@ -16,6 +17,7 @@ __all__ = [
     "KernelRidgeExact",
     "KernelRidgeSubset",
     "LowRankRidge",
+    "LowRankRidgeCV",
     "MklarenRegressor",
     "SLKLRegressor",
     "SLKLRegressorCV",

@@ -49,6 +49,7 @@ __all__ = [
     "check_X",
     "check_X_y",
     "check_dense_kernel_size",
+    "check_grid",
     "check_kernel",
     "check_kernels",
     "check_n_columns",
@@ -56,7 +57,9 @@ __all__ = [
     "check_sample_weight",
     "clip_to_samples",
     "default_kernels",
+    "log_grid",
     "validate_params",
+    "warn_grid_end",
 ]
 
 Array = Any
@@ -305,3 +308,55 @@ def check_predict_X(
         )
         raise ValueError(msg)
     return xp, X
+
+
+# --------------------------------------------------------------------------- grids of a CV search
+
+
+def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
+    """A non-empty tuple of finite values > 0 (a grid of ν or α given by the user)."""
+    values = tuple(values)
+    if not values:
+        msg = f"{name} must hold at least one value, received an empty sequence"
+        raise ValueError(msg)
+    for v in values:
+        if not _is_number(v) or isinstance(v, bool) or not 0 < float(v) < float("inf"):
+            msg = f"{name} must be a finite number > 0, received {v!r}"
+            raise ValueError(msg)
+    return tuple(float(v) for v in values)
+
+
+def log_grid(top: float, n_values: int, eps: float) -> tuple[float, ...]:
+    """``n_values`` values from ``top`` down to ``eps·top``, logarithmically spaced."""
+    if n_values == 1:
+        return (top,)
+    return tuple(top * eps ** (i / (n_values - 1)) for i in range(n_values))
+
+
+def warn_grid_end(
+    owner: str,
+    name: str,
+    grid: Sequence[float],
+    errors: Sequence[float],
+    best: int,
+    *,
+    top: str,
+    advice: str,
+) -> None:
+    """Warn when a CV search lands on the largest value of its grid (``top`` says what the model
+    is there), or on its smallest while the validation error still falls by more than 1 % from
+    its neighbour there: the best value may lie outside the grid."""
+    order = sorted(range(len(grid)), key=grid.__getitem__)
+    if len(grid) < 2 or best not in (order[0], order[-1]):
+        return
+    if best == order[-1]:
+        what = f"its largest value ({top})"
+    elif errors[best] < 0.99 * errors[order[1]]:
+        what = "its smallest value, with the validation error still falling there"
+    else:
+        return
+    msg = (
+        f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside the "
+        f"grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
+    )
+    warnings.warn(msg, UserWarning, stacklevel=3)

@@ -6,12 +6,18 @@ system (7)); on explicit features, ridge regression on the centred features and 
 """
 
 from lrkl.kernel_ridge._combined import UniformKernelRidge
-from lrkl.kernel_ridge._estimators import KernelRidgeExact, KernelRidgeSubset, LowRankRidge
+from lrkl.kernel_ridge._estimators import (
+    KernelRidgeExact,
+    KernelRidgeSubset,
+    LowRankRidge,
+    LowRankRidgeCV,
+)
 from lrkl.kernel_ridge._solvers import (
     KERNEL_RIDGE_SOLVERS,
     PrimalProblem,
     RidgeCoefficients,
     make_solver,
+    primal_loo_errors,
     primal_problem,
     solve_dual,
     solve_primal,
@@ -23,10 +29,12 @@ __all__ = [
     "KernelRidgeExact",
     "KernelRidgeSubset",
     "LowRankRidge",
+    "LowRankRidgeCV",
     "PrimalProblem",
     "RidgeCoefficients",
     "UniformKernelRidge",
     "make_solver",
+    "primal_loo_errors",
     "primal_problem",
     "solve_dual",
     "solve_primal",

@@ -16,24 +16,30 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
+from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, index_array
+from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
     check_dense_kernel_size,
+    check_grid,
     check_kernel,
     check_n_columns,
     check_predict_X,
     check_sample_weight,
     check_X_y,
+    log_grid,
+    warn_grid_end,
 )
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._solvers import (
+    PrimalProblem,
     make_solver,
+    primal_loo_errors,
     primal_problem,
     solve_dual,
     solve_primal,
@@ -42,7 +48,7 @@ from lrkl.kernel_ridge._solvers import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
-__all__ = ["KernelRidgeExact", "KernelRidgeSubset", "LowRankRidge", "sample_rows"]
+__all__ = ["KernelRidgeExact", "KernelRidgeSubset", "LowRankRidge", "LowRankRidgeCV", "sample_rows"]
 
 Array = Any
 
@@ -393,7 +399,22 @@ class LowRankRidge(LRKLRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        features = LowRankFeatures(
+        features = self._feature_map()
+        problem = primal_problem(
+            features.fit_transform(X, y),
+            y,
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sample_weight=sample_weight,
+        )
+        alpha = float(self.alpha)
+        solver = make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
+        self._store(features, X, problem, solver, alpha, xp=xp)
+        return self
+
+    def _feature_map(self) -> LowRankFeatures:
+        """The unfitted many-kernel feature map of this estimator's parameters."""
+        return LowRankFeatures(
             self.kernels,
             self.rank,
             self.method,
@@ -403,19 +424,23 @@ class LowRankRidge(LRKLRegressor):
             tol=self.tol,
             random_state=self.random_state,
         )
-        Z = features.fit_transform(X, y)
-        problem = primal_problem(
-            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
-        )
-        alpha = float(self.alpha)
-        solver = make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
+
+    def _store(
+        self,
+        features: LowRankFeatures,
+        X: Array,
+        problem: PrimalProblem,
+        solver: Any,
+        alpha: float,
+        *,
+        xp: Any,
+    ) -> None:
         self.coef_, self.intercept_ = solve_primal(problem, solver, alpha, xp=xp)
         self.features_ = features
         self.factors_ = features.factors_
         self.rank_ = features.rank_
         self.kernels_ = features.kernels_
         self.n_features_in_ = X.shape[1]
-        return self
 
     def features(self, X: Array) -> Array:
         """The stacked low-rank features ``[g_1(x), …, g_p(x)]`` of new points.
@@ -445,3 +470,201 @@ class LowRankRidge(LRKLRegressor):
         """
         _, X = check_predict_X(self, X, like="coef_")
         return self.features_.transform(X) @ self.coef_ + self.intercept_
+
+
+class LowRankRidgeCV(LowRankRidge):
+    """:class:`LowRankRidge` with ``α`` chosen by cross-validation over a whole path, as
+    scikit-learn's ``RidgeCV``.
+
+    The features are built once and ``Z_cᵀZ_c = V Λ Vᵀ`` factorised once; with ``cv=None`` the
+    exact leave-one-out error of every ``α`` then costs ``O(n k)``
+    (:func:`lrkl.kernel_ridge.primal_loo_errors`), so a path of 30 values costs little more than
+    one fit. The default grid comes from the data: ``n_alphas`` values from ``λ_max``, the
+    largest eigenvalue of ``Z_cᵀZ_c`` (there every direction of the features is shrunk by at
+    least a half), down to ``eps·λ_max``. A choice on an end of the grid gets a warning.
+
+    Leave-one-out keeps the features of all the rows: with ``method="csi"``, whose pivots look
+    at ``y``, it is optimistic; ``cv=5`` refits the features on each training fold.
+
+    Parameters
+    ----------
+    kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
+        As for :class:`LowRankRidge`.
+    alphas : sequence of float, default=None
+        Grid of ``α > 0``; ``None`` means the data-scaled grid of ``n_alphas`` and ``eps``.
+    n_alphas : int, default=30
+        Number of values of the default grid.
+    eps : float, default=1e-8
+        Ratio ``α_min / α_max`` of the default grid, in (0, 1).
+    cv : None, int or cross-validation splitter, default=None
+        ``None``: exact leave-one-out on the features of all the rows; otherwise as in
+        scikit-learn (``KFold`` for an int), with the features refitted per fold.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The ``α`` with the lowest mean validation MSE.
+    alphas_ : tuple of float
+        The grid, from the largest ``α`` to the smallest.
+    mse_path_ : tuple of tuple of float
+        Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out).
+    features_, factors_, rank_, coef_, intercept_, kernels_, n_features_in_
+        Of the refit on all the data with ``alpha_``, as for :class:`LowRankRidge`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import LowRankRidgeCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3))
+    >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.normal(size=300)
+    >>> model = LowRankRidgeCV(["rbf"], rank=40).fit(X, y)
+    >>> bool(model.alpha_ in model.alphas_ and model.score(X, y) > 0.95)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **LowRankRidge._parameter_constraints,
+        "alphas": ["array-like", None],
+        "n_alphas": [Interval(numbers.Integral, 1, None, closed="left")],
+        "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "cv": ["cv_object", None],
+    }
+    del _parameter_constraints["alpha"]
+
+    def __init__(
+        self,
+        kernels: Sequence[Kernel] | None = None,
+        rank: int | Sequence[int] | None = None,
+        method: str = "icd",
+        alphas: Sequence[float] | None = None,
+        *,
+        n_alphas: int = 30,
+        eps: float = 1e-8,
+        cv: Any = None,
+        fit_intercept: bool = True,
+        lookahead: int = 10,
+        kappa: float = 0.99,
+        gain_tol: float = 0.0,
+        tol: float = 1e-10,
+        random_state: Any = None,
+    ) -> None:
+        self.kernels = kernels
+        self.rank = rank
+        self.method = method
+        self.alphas = alphas
+        self.n_alphas = n_alphas
+        self.eps = eps
+        self.cv = cv
+        self.fit_intercept = fit_intercept
+        self.lookahead = lookahead
+        self.kappa = kappa
+        self.gain_tol = gain_tol
+        self.tol = tol
+        self.random_state = random_state
+
+    def fit(
+        self,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None = None,
+        groups: Array | None = None,
+    ) -> LowRankRidgeCV:
+        """Build the features, choose ``α`` on its path, and refit with it.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            As for :meth:`LowRankRidge.fit`; the validation errors are weighted means.
+        groups : array of shape (n_samples,), default=None
+            Group labels for a group splitter (``GroupKFold``, ...).
+
+        Returns
+        -------
+        self : LowRankRidgeCV
+        """
+        self._validate_params()
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        features = self._feature_map()
+        Z = features.fit_transform(X, y)
+        problem = primal_problem(
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
+        )
+        solver = make_solver(problem.gram, "eigh", xp=xp)
+        if self.alphas is not None:
+            alphas = check_grid(self.alphas, name="alphas")
+        else:
+            top = float(xp.max(solver.eigenvalues))
+            alphas = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
+        if self.cv is None:
+            loo = primal_loo_errors(
+                Z,
+                y,
+                problem,
+                solver,
+                alphas,
+                fit_intercept=self.fit_intercept,
+                xp=xp,
+                sample_weight=sample_weight,
+            )
+            errors = [[e] for e in loo]
+        else:
+            folds = list(check_cv(self.cv).split(to_numpy(X), to_numpy(y), groups))
+            per_fold = [
+                self._fold_errors(X, y, sample_weight, train, test, alphas, xp=xp)
+                for train, test in folds
+            ]
+            errors = [[fold[i] for fold in per_fold] for i in range(len(alphas))]
+        means = [sum(e) / len(e) for e in errors]
+        best = min(range(len(alphas)), key=means.__getitem__)
+        warn_grid_end(
+            type(self).__name__,
+            "alpha",
+            alphas,
+            means,
+            best,
+            top="every direction of the features shrunk by at least a half",
+            advice="alphas" if self.alphas is not None else "eps or n_alphas",
+        )
+        self.alpha_ = alphas[best]
+        self.alphas_ = alphas
+        self.mse_path_ = tuple(tuple(e) for e in errors)
+        self._store(features, X, problem, solver, self.alpha_, xp=xp)
+        return self
+
+    def _fold_errors(
+        self,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        train: Any,
+        test: Any,
+        alphas: tuple[float, ...],
+        *,
+        xp: Any,
+    ) -> list[float]:
+        """Validation MSE (weighted when weights are given) of the features and the ridge
+        path fitted on ``train``, one value per ``α``."""
+        tr = index_array(train.tolist(), xp=xp, device=device_of(X))
+        te = index_array(test.tolist(), xp=xp, device=device_of(X))
+        w_tr = None if sample_weight is None else xp.take(sample_weight, tr, axis=0)
+        features = self._feature_map()
+        y_tr, y_te = xp.take(y, tr, axis=0), xp.take(y, te, axis=0)
+        Z = features.fit_transform(xp.take(X, tr, axis=0), y_tr)
+        Z_te = features.transform(xp.take(X, te, axis=0))
+        problem = primal_problem(
+            Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
+        )
+        solver = make_solver(problem.gram, "eigh", xp=xp)
+        w_te = None if sample_weight is None else xp.take(sample_weight, te, axis=0)
+        errors = []
+        for alpha in alphas:
+            coef, intercept = solve_primal(problem, solver, alpha, xp=xp)
+            sq = (Z_te @ coef + intercept - y_te) ** 2
+            sq = sq if sq.ndim == 1 else xp.mean(sq, axis=1)
+            mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)
+            errors.append(float(mean))
+        return errors

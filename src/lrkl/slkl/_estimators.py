@@ -19,7 +19,6 @@ Newton) to 10⁻⁶ hundreds of times sooner; see the class docstring.
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -34,10 +33,13 @@ from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
+    check_grid,
     check_kernel,
     check_n_columns,
     check_X_y,
+    log_grid,
     validate_params,
+    warn_grid_end,
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
@@ -371,7 +373,7 @@ def slkl_path(
     True
     """
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
-    nus = _check_nus(nus)
+    nus = check_grid(nus, name="nus")
     kernel = check_kernel(kernel, X)
     rng = check_random_state(random_state)
     problem, candidates, seed = _prepare(
@@ -404,25 +406,9 @@ def slkl_path(
     )
 
 
-def _check_nus(nus: Any) -> tuple[float, ...]:
-    """A non-empty tuple of finite ν > 0."""
-    values = tuple(nus)
-    if not values:
-        msg = "nus must hold at least one value of nu, received an empty sequence"
-        raise ValueError(msg)
-    for nu in values:
-        ok = isinstance(nu, numbers.Real) and not isinstance(nu, bool)
-        if not ok or not 0 < nu < float("inf"):
-            msg = f"nus must be a finite number > 0, received {nu!r}"
-            raise ValueError(msg)
-    return tuple(float(nu) for nu in values)
-
-
 def nu_grid(nu_top: float, n_nus: int, eps: float) -> tuple[float, ...]:
     """``n_nus`` values of ν from ``nu_top`` down to ``eps·nu_top``, logarithmically spaced."""
-    if n_nus == 1:
-        return (nu_top,)
-    return tuple(nu_top * eps ** (i / (n_nus - 1)) for i in range(n_nus))
+    return log_grid(nu_top, n_nus, eps)
 
 
 def _fold_errors(
@@ -601,7 +587,7 @@ class SLKLRegressorCV(_SLKLModel):
         )
         self.nu_max_ = nu_max(problem)
         if self.nus is not None:
-            nus = _check_nus(self.nus)
+            nus = check_grid(self.nus, name="nus")
         elif self.nu_max_ > 0:
             nus = nu_grid(self.nu_max_, self.n_nus, self.eps)
         else:  # y is constant (after centring): every ν gives μ = 0
@@ -616,7 +602,15 @@ class SLKLRegressorCV(_SLKLModel):
         errors = [[fold[i] for fold in per_fold] for i in range(len(nus))]
         means = [sum(e) / len(e) for e in errors]
         best = min(range(len(nus)), key=means.__getitem__)
-        self._warn_grid_end(nus, means, best)
+        warn_grid_end(
+            type(self).__name__,
+            "nu",
+            nus,
+            means,
+            best,
+            top="every weight zero: the model is the mean of y",
+            advice="nus" if self.nus is not None else "eps or n_nus",
+        )
         self.nu_ = nus[best]
         self.nus_ = nus
         self.mse_path_ = tuple(tuple(e) for e in errors)
@@ -631,25 +625,6 @@ class SLKLRegressorCV(_SLKLModel):
         )
         self._store(result, X, candidates, kernel, xp=xp)
         return self
-
-    def _warn_grid_end(self, nus: tuple[float, ...], means: list[float], best: int) -> None:
-        """Warn when ν lands on the top of the grid (the constant model), or on its bottom while
-        the validation error still falls by more than 1 % from its neighbour there."""
-        order = sorted(range(len(nus)), key=nus.__getitem__)
-        if len(nus) < 2 or best not in (order[0], order[-1]):
-            return
-        if best == order[-1]:
-            what = "its largest value (every weight zero: the model is the mean of y)"
-        elif means[best] < 0.99 * means[order[1]]:
-            what = "its smallest value, with the validation error still falling there"
-        else:
-            return
-        advice = "nus" if self.nus is not None else "eps or n_nus"
-        msg = (
-            f"{type(self).__name__} chose nu = {nus[best]:.4g}, {what}; the best nu may lie "
-            f"outside the grid [{min(nus):.4g}, {max(nus):.4g}]: widen it ({advice})"
-        )
-        warnings.warn(msg, UserWarning, stacklevel=3)
 
 
 class UniformRankOneRidge(KernelExpansionRegressor):
