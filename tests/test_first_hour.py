@@ -22,6 +22,7 @@ from lrkl import (
     KernelRidgeExact,
     KernelRidgeSubset,
     LowRankRidge,
+    LowRankRidgeCV,
     MklarenRegressor,
     SLKLRegressor,
     SLKLRegressorCV,
@@ -47,14 +48,31 @@ def _r2(model, data):
 
 @pytest.mark.parametrize(
     "make",
-    [KernelRidgeExact, KernelRidgeSubset, UniformRankOneRidge, LowRankRidge, SLKLRegressorCV],
+    [
+        KernelRidgeExact,
+        KernelRidgeSubset,
+        UniformRankOneRidge,
+        LowRankRidge,
+        LowRankRidgeCV,
+        SLKLRegressor,
+        SLKLRegressorCV,
+    ],
     ids=lambda c: c.__name__,
 )
 def test_defaults_are_as_good_as_sklearns_kernel_ridge(friedman, make):
     reference = _r2(KernelRidge(kernel="rbf"), friedman)
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
+        warnings.filterwarnings("ignore", ".* chose (nu|alpha)", UserWarning)
         assert _r2(make(), friedman) > reference - 0.05
+
+
+def test_default_nu_follows_the_scale_of_y(friedman):
+    """ν's default is a fraction of ν_max ∝ y²: y in other units gives the same model, scaled."""
+    X, y, X_test, _ = friedman
+    small = SLKLRegressor(random_state=0).fit(X, y)
+    large = SLKLRegressor(random_state=0).fit(X, 1000.0 * y)
+    np.testing.assert_allclose(large.nu_, 1e6 * small.nu_, rtol=1e-10)
+    np.testing.assert_allclose(large.predict(X_test), 1000.0 * small.predict(X_test), rtol=1e-6)
 
 
 def test_kernel_parameters_are_searchable_and_clone(friedman):

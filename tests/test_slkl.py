@@ -322,7 +322,7 @@ def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
         ),
         (
             {"nu": 0.0},
-            "'nu' parameter of SLKLRegressor must be a float in the range \\(0.0, inf\\). "
+            "'nu' parameter of SLKLRegressor must be a float in the range \\(0.0, inf\\) or None. "
             "Got 0.0 instead",
         ),
         ({"nu": -1.0}, "'nu' parameter of SLKLRegressor must be a float in the range"),

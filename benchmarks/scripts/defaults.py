@@ -33,6 +33,7 @@ ESTIMATORS = {
     "KernelRidgeSubset": lrkl.KernelRidgeSubset,
     "UniformRankOneRidge": lrkl.UniformRankOneRidge,
     "LowRankRidge": lrkl.LowRankRidge,
+    "LowRankRidgeCV": lrkl.LowRankRidgeCV,
     "UniformKernelRidge": lrkl.UniformKernelRidge,
     "AlignmentKernelRidge": lrkl.AlignmentKernelRidge,
     "MklarenRegressor": lrkl.MklarenRegressor,

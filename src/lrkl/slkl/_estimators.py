@@ -146,8 +146,13 @@ class SLKLRegressor(_SLKLModel):
         training data.
     n_columns : int, default=None
         M, the size of the candidate set; ``None`` means min(n_samples, 256).
-    nu : float, default=0.01
-        ν > 0, the weight of ``Σ μ_m`` (only λν matters, Proposition 3, so λ = 1).
+    nu : float, default=None
+        ν > 0, the weight of ``Σ μ_m`` (only λν matters, Proposition 3, so λ = 1). ``None``
+        means ``1e-5·ν_max``, ``ν_max = max_m (c_mᵀy)²`` the smallest ν at which every weight is
+        zero: a default that follows the scale of y (ν scales with y²). The best ratio depends
+        on the noise (from 1e-4 on diabetes to below 1e-8 on friedman1), so no fixed default
+        is best everywhere: :class:`SLKLRegressorCV` chooses it. The paper's ν = 0.01 suits its
+        targets of unit scale.
     mode : {"auto", "direct", "gram"}, default="auto"
         ``gram`` builds ``B = C_SᵀC_S`` in one pass (O(nM²)), then iterates in O(m0²);
         ``direct`` is the paper's O(n·m0) per iteration; ``auto`` takes ``gram`` whenever its
@@ -189,6 +194,8 @@ class SLKLRegressor(_SLKLModel):
         ``μ_m a_m / √k(x_m, x_m)`` for the active centres.
     intercept_ : array of shape ()
         The bias b (0 unless ``fit_intercept``).
+    nu_ : float
+        The ν of the fit (``nu``, or the default computed from y).
     objective_ : float
         F at the returned μ.
     objective_history_, n_active_history_, iteration_history_ : tuple
@@ -221,7 +228,7 @@ class SLKLRegressor(_SLKLModel):
 
     _parameter_constraints: dict = {
         **_SOLVER_CONSTRAINTS,
-        "nu": [Interval(numbers.Real, 0, None, closed="neither")],
+        "nu": [Interval(numbers.Real, 0, None, closed="neither"), None],
         **MONITOR_CONSTRAINTS,
     }
 
@@ -229,7 +236,7 @@ class SLKLRegressor(_SLKLModel):
         self,
         kernel: Kernel | str | None = None,
         n_columns: int | None = None,
-        nu: float = 0.01,
+        nu: float | None = None,
         *,
         mode: str = "auto",
         selection: str = "greedy",
@@ -287,9 +294,11 @@ class SLKLRegressor(_SLKLModel):
         monitor = self._monitor(
             lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
         )
+        # (``or 1.0``: y constant after centring, ν_max = 0, and every ν gives μ = 0.)
+        nu = float(self.nu) if self.nu is not None else DEFAULT_NU_RATIO * nu_max(problem) or 1.0
         result = solve_slkl(
             problem,
-            nu=float(self.nu),
+            nu=nu,
             seed=seed,
             callback=monitor,
             step=self.step,
@@ -298,6 +307,7 @@ class SLKLRegressor(_SLKLModel):
             max_iter=self.max_iter,
         )
         self._store(result, X, candidates, kernel, xp=xp)
+        self.nu_ = nu
         if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
             self._warn_not_converged(result.n_iter, "increase max_iter or tol")
         return self
@@ -404,6 +414,11 @@ def slkl_path(
         n_iter=tuple(r.n_iter for r in ordered),
         results=ordered,
     )
+
+
+#: ``SLKLRegressor``'s default ν as a fraction of ν_max: the best worst case of a fixed ratio on
+#: the panel of ``benchmarks/scripts/defaults.py`` (1e-7 … 3e-5 tried).
+DEFAULT_NU_RATIO = 1e-5
 
 
 def nu_grid(nu_top: float, n_nus: int, eps: float) -> tuple[float, ...]:
