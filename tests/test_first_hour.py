@@ -86,6 +86,15 @@ def test_kernel_parameters_are_searchable_and_clone(friedman):
     assert clone(Gaussian(gamma=0.3)) == Gaussian(gamma=0.3)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", None])
+def test_a_kernel_by_name_or_default_is_searchable(friedman, kernel):
+    X, y, _, _ = friedman
+    model = KernelRidgeExact(kernel)
+    search = GridSearchCV(model, {"kernel__gamma": [0.05, 0.5]}, cv=3).fit(X[:90], y[:90])
+    assert search.best_estimator_.kernel == Gaussian(gamma=search.best_params_["kernel__gamma"])
+    assert model.kernel == kernel  # the search set the parameters of clones only
+
+
 def test_kernel_names_and_scale(friedman):
     X, y, _, _ = friedman
     model = KernelRidgeExact("rbf").fit(X, y)

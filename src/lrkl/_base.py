@@ -24,6 +24,8 @@ from typing import Any, ClassVar
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from lrkl.kernels import KERNEL_NAMES, Gaussian, kernel_from_name
+
 __all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"]
 
 #: Constraints of the ``callback`` and ``verbose`` parameters of iterative estimators.
@@ -40,6 +42,20 @@ class LRKLEstimator(BaseEstimator):
         tags.array_api_support = True
         tags.input_tags.allow_nan = False
         return tags
+
+    def set_params(self, **params: Any) -> LRKLEstimator:
+        """Set parameters, scikit-learn's way; a kernel given by name (or the default ``None``)
+        becomes its kernel object when a nested parameter of it is set: ``kernel="rbf"`` (or
+        ``None``) with ``kernel__gamma=0.1`` in a search means ``Gaussian(gamma=0.1)``.
+        """
+        for key in params:
+            name, nested, _ = key.partition("__")
+            value = getattr(self, name, None)
+            if nested and isinstance(value, str) and value in KERNEL_NAMES:
+                setattr(self, name, kernel_from_name(value))
+            elif nested and name == "kernel" and value is None:
+                setattr(self, name, Gaussian())
+        return super().set_params(**params)
 
     def _monitor(self, describe: Callable[[Any], str]) -> Callable[[Any], bool] | None:
         """The ``callback(state) -> bool`` to hand to a solver, or None when nothing listens.
