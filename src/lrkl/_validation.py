@@ -132,7 +132,7 @@ def clip_to_samples(value: int, n: int, *, name: str, owner: str) -> int:
     return int(value)
 
 
-def check_n_columns(value: int | None, n: int, *, owner: str, default: int = 256) -> int:
+def check_n_columns(value: int | None, n: int, *, owner: str, default: int = 1000) -> int:
     """M, the number of training columns: ``None`` means min(n, default); above n it is
     clipped."""
     if value is None:

@@ -262,7 +262,7 @@ class KernelRidgeSubset(KernelRidgeExact):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__, default=1000)
+        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         rows = sample_rows(X.shape[0], M, self.random_state)
         kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
         candidates = index_array(rows, xp=xp, device=device_of(X))
