@@ -55,11 +55,11 @@ __all__ = [
     "check_n_columns",
     "check_predict_X",
     "check_sample_weight",
+    "choose_from_grid",
     "clip_to_samples",
     "default_kernels",
     "log_grid",
     "validate_params",
-    "warn_grid_end",
 ]
 
 Array = Any
@@ -333,30 +333,36 @@ def log_grid(top: float, n_values: int, eps: float) -> tuple[float, ...]:
     return tuple(top * eps ** (i / (n_values - 1)) for i in range(n_values))
 
 
-def warn_grid_end(
+def choose_from_grid(
     owner: str,
     name: str,
     grid: Sequence[float],
-    errors: Sequence[float],
-    best: int,
+    per_fold: Sequence[Sequence[float]],
     *,
     top: str,
     advice: str,
-) -> None:
-    """Warn when a CV search lands on the largest value of its grid (``top`` says what the model
-    is there), or on its smallest while the validation error still falls by more than 1 % from
-    its neighbour there: the best value may lie outside the grid."""
+) -> tuple[float, tuple[tuple[float, ...], ...]]:
+    """The value of a CV search's ``grid`` with the lowest mean validation error, and the error
+    path (one row per value, one column per fold); ``per_fold`` holds one error per value for
+    each fold.
+
+    Warns when the choice is the largest value of the grid (``top`` says what the model is
+    there), or its smallest while the validation error still falls by more than 1 % from its
+    neighbour there: the best value may lie outside the grid (``advice`` says what to widen).
+    """
+    path = tuple(tuple(fold[i] for fold in per_fold) for i in range(len(grid)))
+    means = [sum(errors) / len(errors) for errors in path]
+    best = min(range(len(grid)), key=means.__getitem__)
     order = sorted(range(len(grid)), key=grid.__getitem__)
-    if len(grid) < 2 or best not in (order[0], order[-1]):
-        return
-    if best == order[-1]:
+    what = None
+    if len(grid) > 1 and best == order[-1]:
         what = f"its largest value ({top})"
-    elif errors[best] < 0.99 * errors[order[1]]:
+    elif len(grid) > 1 and best == order[0] and means[best] < 0.99 * means[order[1]]:
         what = "its smallest value, with the validation error still falling there"
-    else:
-        return
-    msg = (
-        f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside the "
-        f"grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
-    )
-    warnings.warn(msg, UserWarning, stacklevel=3)
+    if what is not None:
+        msg = (
+            f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside "
+            f"the grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
+        )
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    return grid[best], path

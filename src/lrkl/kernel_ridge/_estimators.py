@@ -32,8 +32,8 @@ from lrkl._validation import (
     check_predict_X,
     check_sample_weight,
     check_X_y,
+    choose_from_grid,
     log_grid,
-    warn_grid_end,
 )
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._solvers import (
@@ -610,28 +610,22 @@ class LowRankRidgeCV(LowRankRidge):
                 xp=xp,
                 sample_weight=sample_weight,
             )
-            errors = [[e] for e in loo]
+            per_fold = [loo]
         else:
             folds = list(check_cv(self.cv).split(to_numpy(X), to_numpy(y), groups))
             per_fold = [
                 self._fold_errors(X, y, sample_weight, train, test, alphas, xp=xp)
                 for train, test in folds
             ]
-            errors = [[fold[i] for fold in per_fold] for i in range(len(alphas))]
-        means = [sum(e) / len(e) for e in errors]
-        best = min(range(len(alphas)), key=means.__getitem__)
-        warn_grid_end(
+        self.alpha_, self.mse_path_ = choose_from_grid(
             type(self).__name__,
             "alpha",
             alphas,
-            means,
-            best,
+            per_fold,
             top="every direction of the features shrunk by at least a half",
             advice="alphas" if self.alphas is not None else "eps or n_alphas",
         )
-        self.alpha_ = alphas[best]
         self.alphas_ = alphas
-        self.mse_path_ = tuple(tuple(e) for e in errors)
         self._store(features, X, problem, solver, self.alpha_, xp=xp)
         return self
 

@@ -37,9 +37,9 @@ from lrkl._validation import (
     check_kernel,
     check_n_columns,
     check_X_y,
+    choose_from_grid,
     log_grid,
     validate_params,
-    warn_grid_end,
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
@@ -616,21 +616,15 @@ class SLKLRegressorCV(_SLKLModel):
             delayed(_fold_errors)(X, y, train, test, nus, int(s), problem.M, options, xp=xp)
             for (train, test), s in zip(folds, seeds, strict=True)
         )
-        errors = [[fold[i] for fold in per_fold] for i in range(len(nus))]
-        means = [sum(e) / len(e) for e in errors]
-        best = min(range(len(nus)), key=means.__getitem__)
-        warn_grid_end(
+        self.nu_, self.mse_path_ = choose_from_grid(
             type(self).__name__,
             "nu",
             nus,
-            means,
-            best,
+            per_fold,
             top="every weight zero: the model is the mean of y",
             advice="nus" if self.nus is not None else "eps or n_nus",
         )
-        self.nu_ = nus[best]
         self.nus_ = nus
-        self.mse_path_ = tuple(tuple(e) for e in errors)
         result = solve_slkl(
             problem,
             nu=self.nu_,
