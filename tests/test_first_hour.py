@@ -272,3 +272,10 @@ def test_dense_methods_check_their_size_first(monkeypatch):
             model.fit(X, X[:, 0])
         assert not hasattr(model, "dual_coef_")
     KernelRidgeExact().fit(X[:300], X[:300, 0])  # 0.7 MiB: fits
+
+
+def test_progress_bars_stay_quiet_in_a_log(capsys):
+    from lrkl.experiments._common import progress
+
+    assert list(progress(range(3), 3, "runs")) == [0, 1, 2]
+    assert capsys.readouterr().err == ""  # stderr is not a terminal here: no \r lines
