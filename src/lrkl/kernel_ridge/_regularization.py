@@ -89,9 +89,7 @@ def solve_rls(problem: RLSProblem, y: Array, alpha: float, /) -> RidgeCoefficien
     if problem.bias == "penalized":
         coef = problem.solver.solve(y, alpha)
         return RidgeCoefficients(coef, xp.sum(coef, axis=0))
-    return solve_dual(
-        problem.solver, y, alpha, fit_intercept=problem.bias == "unpenalized", xp=xp
-    )
+    return solve_dual(problem.solver, y, alpha, fit_intercept=problem.bias == "unpenalized", xp=xp)
 
 
 # --------------------------------------------------------------------------- Tikhonov
