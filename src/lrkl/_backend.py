@@ -15,6 +15,8 @@ import array_api_compat
 import numpy as np
 import scipy.sparse
 
+from lrkl._checks import check_option
+
 __all__ = [
     "BACKEND_NAMES",
     "BackendUnavailable",
@@ -300,9 +302,7 @@ def resolve_backend(name: str) -> tuple[ModuleType, Any]:
     for CuPy, when no GPU is visible), and :class:`ValueError` for an unknown name.
     """
     library = name.split(":")[0]
-    if name not in BACKEND_NAMES:
-        msg = f"backend must be one of {BACKEND_NAMES}, received {name!r}"
-        raise ValueError(msg)
+    check_option(name, BACKEND_NAMES, name="backend")
     if name == "numpy":
         import array_api_compat.numpy as xp
 

@@ -38,6 +38,7 @@ from lrkl._backend import (
     move_to,
     same_place,
 )
+from lrkl._checks import check_number
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
@@ -319,11 +320,7 @@ def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
     if not values:
         msg = f"{name} must hold at least one value, received an empty sequence"
         raise ValueError(msg)
-    for v in values:
-        if not _is_number(v) or isinstance(v, bool) or not 0 < float(v) < float("inf"):
-            msg = f"{name} must be a finite number > 0, received {v!r}"
-            raise ValueError(msg)
-    return tuple(float(v) for v in values)
+    return tuple(check_number(v, name=name, strict=True) for v in values)
 
 
 def log_grid(top: float, n_values: int, eps: float) -> tuple[float, ...]:

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, get_namespace
+from lrkl._checks import check_number, check_option
 
 __all__ = [
     "DEFAULT_MAX_ENTRIES",
@@ -310,14 +311,7 @@ class Polynomial(Kernel):
         if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
             msg = f"degree must be an integer >= 1, received {degree!r}"
             raise ValueError(msg)
-        if (
-            isinstance(coef0, bool)
-            or not isinstance(coef0, int | float)
-            or not math.isfinite(coef0)
-            or coef0 < 0
-        ):
-            msg = f"coef0 must be a finite number >= 0, received {coef0!r}"
-            raise ValueError(msg)
+        check_number(coef0, name="coef0")
         self.degree = degree
         self.gamma = _width("gamma", gamma)
         self.coef0 = float(coef0)
@@ -335,8 +329,7 @@ def kernel_from_name(name: str) -> Kernel:
     and ``"poly"`` ``Polynomial()`` (widths ``"scale"``)."""
     kinds = {"rbf": Gaussian, "laplacian": Laplacian, "linear": Linear, "poly": Polynomial}
     if name not in kinds:
-        msg = f"a kernel name must be one of {KERNEL_NAMES}, received {name!r}"
-        raise ValueError(msg)
+        check_option(name, KERNEL_NAMES, name="a kernel name")
     return kinds[name]()
 
 

@@ -9,15 +9,13 @@ from typing import Any
 
 from lrkl._backend import get_namespace
 from lrkl._validation import Interval, StrOptions
-from lrkl.alignment._weights import alignment_weights
+from lrkl.alignment._weights import ALIGNMENT_METHODS, alignment_weights
 from lrkl.kernel_ridge._combined import CombinedKernelRidge, KernelCentring
 from lrkl.kernels import Kernel
 
 __all__ = ["AlignmentKernelRidge", "kernel_alignment"]
 
 Array = Any
-
-ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
 
 
 def kernel_alignment(Ks: Sequence[Array], y: Array, /) -> tuple[Array, Array]:

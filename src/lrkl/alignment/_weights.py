@@ -7,8 +7,12 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._checks import check_option
 from lrkl._linalg import lstsq
 from lrkl.lowrank._factor import _index
+
+#: The weightings of :func:`alignment_weights`.
+ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
 
 Array = Any
 
@@ -90,6 +94,7 @@ def alignment_weights(a: Array, M: Array, /, method: str) -> Array:
     >>> alignment_weights(a, M, "alignfc")
     Array([0.66666667, 0.33333333], dtype=array_api_strict.float64)
     """
+    check_option(method, ALIGNMENT_METHODS, name="method")
     xp = get_namespace(a, M)
     a = check_array(a, name="a", xp=xp, ndim=1)
     M = check_array(M, name="M", xp=xp, dtype=a.dtype)
@@ -104,12 +109,9 @@ def alignment_weights(a: Array, M: Array, /, method: str) -> Array:
         v = lstsq(M, a, xp=xp)
         norm = xp.sqrt(xp.sum(v * v))
         return xp.where(norm > 0, v / xp.where(norm > 0, norm, 1.0), 0.0)
-    if method == "alignfc":
-        v = _nonnegative_qp(M, a, xp=xp)
-        total = xp.sum(v)
-        return xp.where(total > 0, v / xp.where(total > 0, total, 1.0), 0.0)
-    msg = f"method must be one of 'align', 'alignf', 'alignfc', received {method!r}"
-    raise ValueError(msg)
+    v = _nonnegative_qp(M, a, xp=xp)  # "alignfc"
+    total = xp.sum(v)
+    return xp.where(total > 0, v / xp.where(total > 0, total, 1.0), 0.0)
 
 
 def _nonnegative_qp(M: Array, a: Array, *, xp: ModuleType) -> Array:

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lrkl._checks import check_option
 from lrkl.datasets._home import get_data_home
 
 __all__ = [
@@ -79,9 +80,7 @@ def load_mklaren_protocol(name: str) -> ProtocolDataset:
     >>> data.X.shape, len(data.splits), [len(s) for s in data.splits[0]]
     ((506, 13), 5, [303, 101, 102])
     """
-    if name not in MKLAREN_DATASETS:
-        msg = f"name must be one of {MKLAREN_DATASETS}, received {name!r}"
-        raise ValueError(msg)
+    check_option(name, MKLAREN_DATASETS, name="name")
     folder = resources.files("lrkl") / "data"
     with (folder / f"data_{name}_unitnorm.npz").open("rb") as fh, np.load(fh) as npz:
         X, y = np.asarray(npz["X"], dtype=np.float64), np.asarray(npz["y"], dtype=np.float64)

@@ -24,6 +24,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import device_of, get_namespace
+from lrkl._checks import check_number, check_option
 from lrkl._linalg import eigh, qr, svd
 from lrkl.kernel_ridge._solvers import RidgeCoefficients, make_solver, solve_dual
 from lrkl.kernels import Kernel
@@ -49,14 +50,6 @@ Array = Any
 BIASES = ("unpenalized", "penalized", None)
 
 
-def _check_alpha(alpha: float) -> float:
-    alpha = float(alpha)
-    if not 0 < alpha < float("inf"):
-        msg = f"alpha must be a finite number > 0, received {alpha!r}"
-        raise ValueError(msg)
-    return alpha
-
-
 # --------------------------------------------------------------------------- RLS, (7) and (8)
 
 
@@ -71,9 +64,7 @@ class RLSProblem(NamedTuple):
 
 def rls_problem(K: Array, /, bias: str | None, *, xp: ModuleType) -> RLSProblem:
     """Set up RLS on the kernel matrix ``K`` (n × n) for one of :data:`BIASES`."""
-    if bias not in BIASES:
-        msg = f"bias must be one of {BIASES}, received {bias!r}"
-        raise ValueError(msg)
+    check_option(bias, BIASES, name="bias")
     S = K + 1.0 if bias == "penalized" else K  # K + 11ᵀ
     return RLSProblem(make_solver(S, "eigh", xp=xp), bias, xp)
 
@@ -84,7 +75,7 @@ def solve_rls(problem: RLSProblem, y: Array, alpha: float, /) -> RidgeCoefficien
     ``O(n²)`` (two products with the eigenvectors). The training residual ``y − K c − b 1`` is
     ``α c`` in all three cases.
     """
-    alpha = _check_alpha(alpha)
+    alpha = check_number(alpha, name="alpha", strict=True)
     xp = problem.xp
     if problem.bias == "penalized":
         coef = problem.solver.solve(y, alpha)
@@ -147,7 +138,7 @@ def tikhonov_problem_from_factor(G: Array, /, *, xp: ModuleType) -> TikhonovProb
 
 def solve_tikhonov(problem: TikhonovProblem, y: Array, alpha: float, /) -> RidgeCoefficients:
     """``c̃ = Σ_{s_i ≠ 0} s_i (u_iᵀy) / (s_i² + α) v_i``, returned as ``(c, b)``: ``O(n k)``."""
-    alpha = _check_alpha(alpha)
+    alpha = check_number(alpha, name="alpha", strict=True)
     U, s, Vt = problem
     xp = get_namespace(s)
     Y = y[:, None] if y.ndim == 1 else y

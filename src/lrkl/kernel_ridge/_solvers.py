@@ -29,6 +29,7 @@ from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import device_of
+from lrkl._checks import check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 
 __all__ = [
@@ -101,9 +102,7 @@ KERNEL_RIDGE_SOLVERS: dict[str, type] = {"cholesky": CholeskySolver, "eigh": Eig
 
 def make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
     """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``."""
-    if solver not in KERNEL_RIDGE_SOLVERS:
-        msg = f"solver must be one of {sorted(KERNEL_RIDGE_SOLVERS)}, received {solver!r}"
-        raise ValueError(msg)
+    check_option(solver, sorted(KERNEL_RIDGE_SOLVERS), name="solver")
     return KERNEL_RIDGE_SOLVERS[solver](S, xp=xp)
 
 

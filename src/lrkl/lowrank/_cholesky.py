@@ -156,7 +156,8 @@ class KernelColumns:
 
     def keep(self, pivots: Sequence[int]) -> None:
         """Drop every column but those of ``pivots``."""
-        self._columns = {i: c for i, c in self._columns.items() if i in set(pivots)}
+        wanted = set(pivots)
+        self._columns = {i: c for i, c in self._columns.items() if i in wanted}
 
 
 def lookahead_columns(

@@ -6,6 +6,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._checks import check_number
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -18,7 +19,6 @@ from lrkl.lowrank._cholesky import (
 )
 from lrkl.lowrank._factor import (
     LowRankFactor,
-    _check_nonnegative,
     _check_rank,
 )
 
@@ -117,15 +117,15 @@ def csi(
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
     check_consistent_length(X=X, y=y)
     rank = _check_rank(rank, X.shape[0])
-    kappa = _check_nonnegative("kappa", kappa)
+    kappa = check_number(kappa, name="kappa")
     if kappa > 1:
         msg = f"kappa must be in [0, 1], received {kappa!r}"
         raise ValueError(msg)
     if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
         msg = f"lookahead must be an integer >= 0, received {lookahead!r}"
         raise ValueError(msg)
-    tol = _check_nonnegative("tol", tol)
-    gain_tol = _check_nonnegative("gain_tol", gain_tol)
+    tol = check_number(tol, name="tol")
+    gain_tol = check_number(gain_tol, name="gain_tol")
     Y = y[:, None] if y.ndim == 1 else y
     return _csi(kernel, X, Y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -85,16 +84,6 @@ def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples")
         msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
         raise ValueError(msg)
     return int(rank)
-
-
-def _check_nonnegative(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        msg = f"{name} must be a finite number >= 0, received {value!r}"
-        raise ValueError(msg)
-    if not math.isfinite(value):
-        msg = f"{name} must be a finite number >= 0, received {value!r}"
-        raise ValueError(msg)
-    return float(value)
 
 
 def _as_dtype(a: Array, dtype: Any, *, xp: ModuleType) -> Array:

@@ -6,6 +6,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._checks import check_number
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -15,7 +16,7 @@ from lrkl.lowrank._cholesky import (
     remove_column,
     residual_tolerance,
 )
-from lrkl.lowrank._factor import LowRankFactor, _check_nonnegative, _check_rank
+from lrkl.lowrank._factor import LowRankFactor, _check_rank
 
 Array = Any
 
@@ -66,7 +67,7 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
     rank = _check_rank(rank, X.shape[0])
-    tol = _check_nonnegative("tol", tol)
+    tol = check_number(tol, name="tol")
     return _icd(kernel, X, rank, tol, xp=xp)
 
 

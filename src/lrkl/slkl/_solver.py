@@ -53,6 +53,7 @@ from typing import Any, NamedTuple
 from threadpoolctl import ThreadpoolController
 
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
+from lrkl._checks import check_number, check_option
 from lrkl._linalg import solve
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
 
@@ -310,12 +311,8 @@ def slkl_problem(
     GramProblem or DirectProblem
         Reusable for several ν (see :func:`solve_slkl`): the pass over the rows is not repeated.
     """
-    if mode not in MODES:
-        msg = f"mode must be one of {MODES}, received {mode!r}"
-        raise ValueError(msg)
-    if columns not in COLUMNS:
-        msg = f"columns must be one of {COLUMNS}, received {columns!r}"
-        raise ValueError(msg)
+    check_option(mode, MODES, name="mode")
+    check_option(columns, COLUMNS, name="columns")
     n, M = X.shape[0], len(candidates)
     itemsize = 4 if X.dtype == xp.float32 else 8
     if mode == "auto":
@@ -634,18 +631,10 @@ def solve_slkl(
     SLKLResult
     """
     M = problem.M
-    if step not in STEPS:
-        msg = f"step must be one of {STEPS}, received {step!r}"
-        raise ValueError(msg)
-    if selection not in SELECTIONS:
-        msg = f"selection must be one of {SELECTIONS}, received {selection!r}"
-        raise ValueError(msg)
-    if not (isinstance(nu, int | float) and math.isfinite(nu) and nu > 0):
-        msg = f"nu must be a finite number > 0, received {nu!r}"
-        raise ValueError(msg)
-    if not (isinstance(tol, int | float) and tol >= 0):
-        msg = f"tol must be a number >= 0, received {tol!r}"
-        raise ValueError(msg)
+    check_option(step, STEPS, name="step")
+    check_option(selection, SELECTIONS, name="selection")
+    check_number(nu, name="nu", strict=True)
+    check_number(tol, name="tol")
     max_iter = 1000 * M if max_iter is None else int(max_iter)
     check_every = M if check_every is None else max(1, int(check_every))
     greedy = selection == "greedy"

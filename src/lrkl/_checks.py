@@ -1,0 +1,41 @@
+"""Checks of plain Python arguments (a choice among options, a number in a range), written once
+in lrkl's message style: the argument's name, what is allowed, and what was received.
+
+Standard library only, so that every lrkl module can use them (kernels, the backend layer and
+the solvers included). Estimator parameters are checked by scikit-learn's constraints instead
+(:mod:`lrkl._validation`); these serve the functional API.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Collection
+from typing import Any
+
+__all__ = ["check_number", "check_option"]
+
+
+def check_option(value: Any, options: Collection[Any], *, name: str) -> Any:
+    """``value`` if it is one of ``options``, else a :class:`ValueError` listing them."""
+    if value not in options:
+        allowed = ", ".join(repr(option) for option in options)
+        msg = f"{name} must be one of {allowed}, received {value!r}"
+        raise ValueError(msg)
+    return value
+
+
+def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = False) -> float:
+    """``value`` as a float if it is a finite real number ``> low`` (``strict``) or ``>= low``
+    (booleans are refused), else a :class:`ValueError`."""
+    ok = (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and (value > low if strict else value >= low)
+    )
+    if not ok:
+        bound = f"{'>' if strict else '>='} {low:g}"
+        msg = f"{name} must be a finite number {bound}, received {value!r}"
+        raise ValueError(msg)
+    return float(value)
