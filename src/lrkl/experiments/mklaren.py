@@ -417,12 +417,13 @@ def _sentiment_fold(
     out["mklaren"] = (_scores(data.y_test, pred)[1], [q for q, _ in model.selected_])
     for method in ("align", "alignf", "alignfc"):
         top, eta, features = _alignment_predictor(method, X[train], yc[train], rank, xp, device)
+        # The alignment-weighted features are host arrays: the library's ridge on NumPy, its
+        # statistics and one eigendecomposition shared by every λ.
+        hxp = host_namespace()
+        problem = primal_problem(features(X[train]), yc[train], fit_intercept=False, xp=hxp)
+        solver = make_solver(problem.gram, "eigh", xp=hxp)
         best = None
         for lbd in lambdas:
-            # The alignment-weighted features are host arrays: the library's ridge on NumPy.
-            hxp = host_namespace()
-            problem = primal_problem(features(X[train]), yc[train], fit_intercept=False, xp=hxp)
-            solver = make_solver(problem.gram, "cholesky" if lbd > 0 else "eigh", xp=hxp)
             w = solve_primal(problem, solver, lbd, xp=hxp).coef
             score = _scores(y[val], ymean + features(X[val]) @ w)[1]
             if best is None or score < best[0]:
