@@ -8,10 +8,12 @@ import pytest
 from lrkl._backend import to_numpy
 from lrkl.kernel_ridge._regularization import (
     kernel_operator,
+    rls_path,
     rls_problem,
     solve_cgls,
     solve_rls,
     solve_tikhonov,
+    tikhonov_path,
     tikhonov_problem,
     tikhonov_problem_from_factor,
 )
@@ -68,6 +70,79 @@ def test_tikhonov_path_matches_the_normal_equations(backend, data, kernel):
             expected = np.linalg.solve(Kt.T @ Kt + alpha * np.eye(31), Kt.T @ y)
             np.testing.assert_allclose(to_numpy(coef), expected[:30], atol=1e-7)
             np.testing.assert_allclose(float(to_numpy(intercept)), expected[30], atol=1e-7)
+
+
+def _dense_rls(K, y, alpha, bias):
+    """(c, b) of system (7), (8) or no bias by a dense solve."""
+    n = len(y)
+    if bias == "penalized":
+        c = np.linalg.solve(K + np.ones((n, n)) + alpha * np.eye(n), y)
+        return c, c.sum()
+    return kernel_ridge(K, y, alpha, bias == "unpenalized")
+
+
+def _dense_tikhonov(Kt, y, alpha):
+    """c̃ of the Tikhonov normal equations by a dense solve."""
+    return np.linalg.solve(Kt.T @ Kt + alpha * np.eye(Kt.shape[1]), Kt.T @ y)
+
+
+@pytest.mark.parametrize("bias", ["unpenalized", "penalized", None])
+def test_rls_path_points_and_loo_match_independent_refits(backend, data, bias):
+    """Every point of the path against a dense solve at its α, and the exact LOO errors against
+    n refits, each without one point."""
+    X, y = data
+    K = gaussian_kernel(X, X, 0.5)
+    problem = rls_problem(backend.asarray(K), bias, xp=backend.xp)
+    path = rls_path(problem, backend.asarray(y), ALPHAS)
+    n = len(y)
+    for j, alpha in enumerate(ALPHAS):
+        c, b = _dense_rls(K, y, alpha, bias)
+        np.testing.assert_allclose(to_numpy(path.coef)[j], c, atol=1e-8)
+        np.testing.assert_allclose(to_numpy(path.intercept)[j], b, atol=1e-8)
+        errors = []
+        for i in range(n):
+            keep = np.arange(n) != i
+            c, b = _dense_rls(K[np.ix_(keep, keep)], y[keep], alpha, bias)
+            errors.append((y[i] - K[i, keep] @ c - b) ** 2)
+        np.testing.assert_allclose(to_numpy(path.loo_mse)[j], np.mean(errors), rtol=1e-7)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("kernel", ["gaussian", "linear"])
+def test_tikhonov_path_points_and_loo_match_independent_refits(backend, data, bias, kernel):
+    """Leaving out a point of Tikhonov deletes its equation (row) of K̃ c̃ = y."""
+    X, y = data
+    K = gaussian_kernel(X, X, 0.5) if kernel == "gaussian" else X @ X.T
+    Kt = _tilde(K) if bias else K
+    if kernel == "linear":
+        problem = tikhonov_problem_from_factor(backend.asarray(X), bias=bias, xp=backend.xp)
+    else:
+        problem = tikhonov_problem(backend.asarray(K), bias=bias, xp=backend.xp)
+    path = tikhonov_path(problem, backend.asarray(y), ALPHAS)
+    n = len(y)
+    for j, alpha in enumerate(ALPHAS):
+        expected = _dense_tikhonov(Kt, y, alpha)
+        np.testing.assert_allclose(to_numpy(path.coef)[j], expected[:n], atol=1e-7)
+        np.testing.assert_allclose(
+            to_numpy(path.intercept)[j], expected[n] if bias else 0.0, atol=1e-7
+        )
+        errors = []
+        for i in range(n):
+            keep = np.arange(n) != i
+            c_tilde = _dense_tikhonov(Kt[keep], y[keep], alpha)
+            errors.append((y[i] - Kt[i] @ c_tilde) ** 2)
+        np.testing.assert_allclose(to_numpy(path.loo_mse)[j], np.mean(errors), rtol=1e-6)
+
+
+def test_cgls_without_bias_matches_dense_krylov(backend, data):
+    X, y = data
+    K = gaussian_kernel(X, X, 0.5)
+    op = kernel_operator(backend.asarray(X), Gaussian(gamma=0.5), store=True, xp=backend.xp)
+    path = solve_cgls(op, backend.asarray(y), 4, bias=False)
+    for t in range(1, 5):
+        expected = _dense_krylov_solution(K, y, t)
+        np.testing.assert_allclose(to_numpy(path.coef)[t - 1], expected, rtol=1e-6, atol=1e-7)
+    assert np.all(to_numpy(path.intercept) == 0)
 
 
 def _dense_krylov_solution(Kt, y, t):
@@ -133,5 +208,9 @@ def test_bad_input_raises():
         solve_rls(rls_problem(K, None, xp=xp), X[:, 0], 0.0)
     with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
         solve_tikhonov(tikhonov_problem(K, xp=xp), X[:, 0], -1.0)
+    with pytest.raises(ValueError, match=r"alphas must be a finite number > 0, received nan"):
+        rls_path(rls_problem(K, None, xp=xp), X[:, 0], [1.0, float("nan")])
+    with pytest.raises(ValueError, match="solver='eigh'"):
+        rls_path(rls_problem(K, None, solver="cholesky", xp=xp), X[:, 0], [1.0])
     with pytest.raises(ValueError, match="n_iter must be an integer >= 1, received 0"):
         solve_cgls(kernel_operator(X, Linear(), store=True, xp=xp), X[:, 0], 0)

@@ -15,18 +15,27 @@ three different estimates:
   products with ``K`` come from a stored matrix or from kernel blocks computed on the fly.
 
 ``alpha`` is scikit-learn's: the paper's ``nλ``. Set-up functions build a problem
-(``rls_problem``, ``tikhonov_problem``, ``kernel_operator``), ``solve_*`` solves it.
+(``rls_problem``, ``tikhonov_problem``, ``kernel_operator``), ``solve_*`` solves it at one ``α``
+and ``*_path`` at a whole grid of them, with the exact leave-one-out errors of every ``α``. With
+``bias=False`` Tikhonov and CGLS act on ``K`` alone (the column of ones dropped).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._linalg import eigh, qr, svd
-from lrkl.kernel_ridge._solvers import RidgeCoefficients, make_solver, solve_dual
+from lrkl.kernel_ridge._solvers import (
+    EighSolver,
+    RidgeCoefficients,
+    make_solver,
+    solve_dual,
+    weigh_kernel,
+)
 from lrkl.kernels import Kernel
 
 __all__ = [
@@ -34,12 +43,15 @@ __all__ = [
     "CGLSPath",
     "KernelOperator",
     "RLSProblem",
+    "RegularizationPath",
     "TikhonovProblem",
     "kernel_operator",
+    "rls_path",
     "rls_problem",
     "solve_cgls",
     "solve_rls",
     "solve_tikhonov",
+    "tikhonov_path",
     "tikhonov_problem",
     "tikhonov_problem_from_factor",
 ]
@@ -50,48 +62,147 @@ Array = Any
 BIASES = ("unpenalized", "penalized", None)
 
 
+class RegularizationPath(NamedTuple):
+    """Fits along a grid of ``m`` values of ``α``: row ``j`` is the fit at the ``j``-th."""
+
+    coef: Array  # shape: (m, n)
+    intercept: Array  # shape: (m,)
+    loo_mse: Array | None  # shape: (m,), exact leave-one-out mean squared errors (or None)
+
+
+def _grid(alphas: Sequence[float], like: Array, xp: ModuleType) -> Array:
+    """The grid as a row of the dtype and device of ``like``, every value checked ``> 0``."""
+    values = [check_number(a, name="alphas", strict=True) for a in alphas]
+    return xp.asarray(values, dtype=like.dtype, device=device_of(like))[None, :]
+
+
+def _loo_mse(residual: Array, one_minus_leverage: Array, xp: ModuleType) -> Array:
+    """Mean of ``(r_i / (1 − H_ii))²`` per column; ``1 − H_ii`` floored at the smallest normal
+    number (an interpolating fit gets a huge error, not NaN)."""
+    tiny = xp.finfo(residual.dtype).smallest_normal
+    loo = residual / xp.where(one_minus_leverage > tiny, one_minus_leverage, tiny)
+    return xp.mean(loo * loo, axis=0)
+
+
 # --------------------------------------------------------------------------- RLS, (7) and (8)
 
 
 class RLSProblem(NamedTuple):
-    """An RLS system set up for every ``α``: the eigendecomposition of ``K`` (bias unpenalised
-    or none) or of ``K + 11ᵀ`` (bias penalised)."""
+    """An RLS system set up for every ``α``: a solver of ``K`` (bias unpenalised or none) or of
+    ``K + 11ᵀ`` (bias penalised), weighted by ``S = diag(√w)`` on both sides for sample
+    weights ``w``."""
 
-    solver: Any  # an EighSolver
+    solver: Any  # a CholeskySolver (one α) or an EighSolver (paths)
     bias: str | None
+    sqrt_weight: Array | None  # shape: (n,)
     xp: ModuleType
 
 
-def rls_problem(K: Array, /, bias: str | None, *, xp: ModuleType) -> RLSProblem:
-    """Set up RLS on the kernel matrix ``K`` (n × n) for one of :data:`BIASES`."""
+def rls_problem(
+    K: Array,
+    /,
+    bias: str | None,
+    *,
+    solver: str = "eigh",
+    sqrt_weight: Array | None = None,
+    xp: ModuleType,
+) -> RLSProblem:
+    """Set up RLS on the kernel matrix ``K`` (n × n) for one of :data:`BIASES`: ``"eigh"``
+    (one eigendecomposition for every ``α``, and paths) or ``"cholesky"`` (one ``α``)."""
     check_option(bias, BIASES, name="bias")
     S = K + 1.0 if bias == "penalized" else K  # K + 11ᵀ
-    return RLSProblem(make_solver(S, "eigh", xp=xp), bias, xp)
+    return RLSProblem(
+        make_solver(weigh_kernel(S, sqrt_weight), solver, xp=xp), bias, sqrt_weight, xp
+    )
 
 
 def solve_rls(problem: RLSProblem, y: Array, alpha: float, /) -> RidgeCoefficients:
     """``(c, b)`` of RLS at ``α``: system (7), (8), or ``(K + αI) c = y`` without a bias.
 
-    ``O(n²)`` (two products with the eigenvectors). The training residual ``y − K c − b 1`` is
-    ``α c`` in all three cases.
+    ``O(n²)`` after an eigendecomposition (two products with the eigenvectors), ``O(n³/3)``
+    with a Cholesky solver. Without weights the training residual ``y − K c − b 1`` is ``α c``
+    in all three cases. With weights the system of (8) is ``(S(K + 11ᵀ)S + αI) c̃ = S y``,
+    ``c = S c̃`` (as :func:`~lrkl.kernel_ridge.solve_dual` does for (7)).
     """
     alpha = check_number(alpha, name="alpha", strict=True)
-    xp = problem.xp
+    xp, root = problem.xp, problem.sqrt_weight
     if problem.bias == "penalized":
-        coef = problem.solver.solve(y, alpha)
+        if root is None:
+            coef = problem.solver.solve(y, alpha)
+        else:
+            scale = root if y.ndim == 1 else root[:, None]
+            coef = scale * problem.solver.solve(scale * y, alpha)
         return RidgeCoefficients(coef, xp.sum(coef, axis=0))
-    return solve_dual(problem.solver, y, alpha, fit_intercept=problem.bias == "unpenalized", xp=xp)
+    return solve_dual(
+        problem.solver,
+        y,
+        alpha,
+        fit_intercept=problem.bias == "unpenalized",
+        xp=xp,
+        sqrt_weight=root,
+    )
+
+
+def rls_path(
+    problem: RLSProblem, y: Array, alphas: Sequence[float], /, *, loo: bool = True
+) -> RegularizationPath:
+    """RLS at every ``α`` of ``alphas`` from the problem's eigendecomposition ``Q Λ Qᵀ``, with
+    the exact leave-one-out errors (``loo``); ``y`` of shape (n,), no sample weights.
+
+    With ``A = Q (Λ + α)⁻¹ Qᵀ`` every quantity is a product of ``Q`` with an ``n × m`` matrix,
+    one GEMM per quantity for the whole grid (``O(n² m)``): ``A y``, ``A 1`` (system (7)) and
+    ``diag(A) = (Q∘Q)(Λ + α)⁻¹``. The residual of every system is ``α c``, and ``I − H`` is
+    ``α A`` for (8) and no bias, ``α (A − A11ᵀA / 1ᵀA1)`` for (7), so the leave-one-out
+    residual is ``c_i / diag(A)_i`` or ``c_i / (diag(A)_i − (A1)_i² / 1ᵀA1)``.
+    """
+    solver, xp = problem.solver, problem.xp
+    if not isinstance(solver, EighSolver) or problem.sqrt_weight is not None:
+        msg = "rls_path needs an unweighted problem set up with solver='eigh'"
+        raise ValueError(msg)
+    Q = solver.U
+    n = Q.shape[0]
+    grid = _grid(alphas, Q, xp)
+    clipped = xp.where(solver.eigenvalues > 0, solver.eigenvalues, 0.0)  # K is PSD
+    inverse = 1.0 / (clipped[:, None] + grid)  # shape: (n, m)
+    Qt = xp.matrix_transpose(Q)
+    coef = Q @ (inverse * (Qt @ y)[:, None])  # A y, shape: (n, m)
+    if problem.bias == "unpenalized":
+        ones = xp.ones(n, dtype=Q.dtype, device=device_of(Q))
+        A1 = Q @ (inverse * (Qt @ ones)[:, None])
+        total = xp.sum(A1, axis=0)
+        intercept = xp.sum(coef, axis=0) / total
+        coef = coef - A1 * intercept[None, :]
+    elif problem.bias == "penalized":
+        intercept = xp.sum(coef, axis=0)
+    else:
+        intercept = xp.zeros(grid.shape[1], dtype=Q.dtype, device=device_of(Q))
+    loo_mse = None
+    if loo:
+        diag = (Q * Q) @ inverse
+        if problem.bias == "unpenalized":
+            diag = diag - A1 * A1 / total[None, :]
+        loo_mse = _loo_mse(coef, diag, xp)
+    return RegularizationPath(xp.matrix_transpose(coef), intercept, loo_mse)
 
 
 # --------------------------------------------------------------------------- Tikhonov
 
 
 class TikhonovProblem(NamedTuple):
-    """The thin SVD ``K̃ = U diag(s) Vᵀ`` of ``K̃ = [K 1]``, nonzero singular values only."""
+    """The thin SVD ``K̃ = U diag(s) Vᵀ`` of ``K̃ = [K 1]`` (or of ``K`` without a bias),
+    nonzero singular values only."""
 
     U: Array  # shape: (n, k)
     s: Array  # shape: (k,)
-    Vt: Array  # shape: (k, n + 1)
+    Vt: Array  # shape: (k, n + 1), or (k, n) without a bias
+
+
+def _split(c_tilde: Array, n: int) -> RidgeCoefficients:
+    """``(c, b)`` of ``c̃`` (rows ``0 … n``); ``b = 0`` when ``c̃`` has no bias row."""
+    if c_tilde.shape[0] == n + 1:
+        return RidgeCoefficients(c_tilde[:n, ...], c_tilde[n, ...])
+    xp = get_namespace(c_tilde)
+    return RidgeCoefficients(c_tilde, xp.zeros_like(c_tilde[0, ...]))
 
 
 def _nonzero(U: Array, s: Array, Vt: Array, size: int, *, xp: ModuleType) -> TikhonovProblem:
@@ -104,34 +215,39 @@ def _nonzero(U: Array, s: Array, Vt: Array, size: int, *, xp: ModuleType) -> Tik
     return TikhonovProblem(U[:, :k], s[:k], Vt[:k, :])
 
 
-def tikhonov_problem(K: Array, /, *, xp: ModuleType) -> TikhonovProblem:
-    """Set up Tikhonov on ``K̃ = [K 1]`` by its thin SVD (``O(n³)``)."""
+def tikhonov_problem(K: Array, /, *, bias: bool = True, xp: ModuleType) -> TikhonovProblem:
+    """Set up Tikhonov on ``K̃ = [K 1]`` (or ``K``) by its thin SVD (``O(n³)``)."""
     n = K.shape[0]
-    ones = xp.ones((n, 1), dtype=K.dtype, device=device_of(K))
-    U, s, Vt = svd(xp.concat([K, ones], axis=1), xp=xp)
-    return _nonzero(U, s, Vt, n + 1, xp=xp)
+    if bias:
+        K = xp.concat([K, xp.ones((n, 1), dtype=K.dtype, device=device_of(K))], axis=1)
+    U, s, Vt = svd(K, xp=xp)
+    return _nonzero(U, s, Vt, K.shape[1], xp=xp)
 
 
-def tikhonov_problem_from_factor(G: Array, /, *, xp: ModuleType) -> TikhonovProblem:
-    """Set up Tikhonov on ``K̃ = [G Gᵀ 1]`` from the factor ``G`` (n × r) in ``O(n r²)``,
-    without forming ``n × n``.
+def tikhonov_problem_from_factor(
+    G: Array, /, *, bias: bool = True, xp: ModuleType
+) -> TikhonovProblem:
+    """Set up Tikhonov on ``K̃ = [G Gᵀ 1]`` (or ``G Gᵀ``) from the factor ``G`` (n × r) in
+    ``O(n r²)``, without forming ``n × n``.
 
-    ``K̃ = F H`` with ``F = [G 1]`` and ``H = blockdiag(Gᵀ, 1)``. With ``F = Q R`` (thin QR) and
-    the SVD ``R H = W diag(s) Vᵀ`` of an ``(r+1) × (n+1)`` matrix, ``K̃ = (Q W) diag(s) Vᵀ``;
-    ``W`` and ``s`` come from ``(R H)(R H)ᵀ = R blockdiag(GᵀG, 1) Rᵀ``, ``(r+1) × (r+1)``, and
+    ``K̃ = F H`` with ``F = [G 1]`` and ``H = blockdiag(Gᵀ, 1)`` (``F = G``, ``H = Gᵀ`` without
+    a bias). With ``F = Q R`` (thin QR) and the SVD ``R H = W diag(s) Vᵀ`` of an
+    ``(r+1) × (n+1)`` matrix, ``K̃ = (Q W) diag(s) Vᵀ``; ``W`` and ``s`` come from
+    ``(R H)(R H)ᵀ = R blockdiag(GᵀG, 1) Rᵀ``, ``(r+1) × (r+1)``, and
     ``Vᵀ = diag(1/s) Wᵀ R H``.
     """
     n, r = G.shape
     dev = device_of(G)
-    ones = xp.ones((n, 1), dtype=G.dtype, device=dev)
-    Q, R = qr(xp.concat([G, ones], axis=1), xp=xp)
-    HHt = xp.zeros((r + 1, r + 1), dtype=G.dtype, device=dev)
+    extra = int(bias)  # the column of ones
+    Q, R = qr(xp.concat([G, xp.ones((n, extra), dtype=G.dtype, device=dev)], axis=1), xp=xp)
+    HHt = xp.zeros((r + extra, r + extra), dtype=G.dtype, device=dev)
     HHt[:r, :r] = xp.matrix_transpose(G) @ G
-    HHt[r, r] = 1.0
+    if bias:
+        HHt[r, r] = 1.0
     w, W = eigh(R @ HHt @ xp.matrix_transpose(R), xp=xp)
     s = xp.sqrt(xp.where(w > 0, w, xp.zeros_like(w)))
-    W, s, _ = _nonzero(W, s, xp.matrix_transpose(W), n + 1, xp=xp)
-    WtR = xp.matrix_transpose(W) @ R  # shape: (k, r + 1)
+    W, s, _ = _nonzero(W, s, xp.matrix_transpose(W), n + extra, xp=xp)
+    WtR = xp.matrix_transpose(W) @ R  # shape: (k, r + extra)
     Vt = xp.concat([WtR[:, :r] @ xp.matrix_transpose(G), WtR[:, r:]], axis=1) / s[:, None]
     return TikhonovProblem(Q @ W, s, Vt)
 
@@ -143,10 +259,32 @@ def solve_tikhonov(problem: TikhonovProblem, y: Array, alpha: float, /) -> Ridge
     xp = get_namespace(s)
     Y = y[:, None] if y.ndim == 1 else y
     scaled = (s / (s * s + alpha))[:, None] * (xp.matrix_transpose(U) @ Y)  # shape: (k, t)
-    c_tilde = xp.matrix_transpose(Vt) @ scaled  # shape: (n + 1, t)
-    if y.ndim == 1:
-        c_tilde = c_tilde[:, 0]
-    return RidgeCoefficients(c_tilde[:-1, ...], c_tilde[-1, ...])
+    c_tilde = xp.matrix_transpose(Vt) @ scaled  # shape: (n + 1, t) or (n, t)
+    return _split(c_tilde[:, 0] if y.ndim == 1 else c_tilde, U.shape[0])
+
+
+def tikhonov_path(
+    problem: TikhonovProblem, y: Array, alphas: Sequence[float], /, *, loo: bool = True
+) -> RegularizationPath:
+    """Tikhonov at every ``α`` of ``alphas`` from the one SVD, with the exact leave-one-out
+    errors (``loo``); ``y`` of shape (n,).
+
+    Leaving out row ``i`` of ``K̃ c̃ = y`` is leaving out one observation of a ridge regression
+    on the rows of ``K̃``, whose hat matrix is ``U diag(s²/(s² + α)) Uᵀ``: its diagonal for
+    every ``α`` is ``(U∘U) φ`` with the filter factors ``φ`` (``k × m``), one GEMM.
+    """
+    U, s, Vt = problem
+    xp = get_namespace(s)
+    grid = _grid(alphas, s, xp)
+    denominator = (s * s)[:, None] + grid  # shape: (k, m)
+    Uy = (xp.matrix_transpose(U) @ y)[:, None]
+    coef, intercept = _split(xp.matrix_transpose(Vt) @ (s[:, None] / denominator * Uy), U.shape[0])
+    loo_mse = None
+    if loo:
+        filters = (s * s)[:, None] / denominator
+        residual = y[:, None] - U @ (filters * Uy)
+        loo_mse = _loo_mse(residual, 1.0 - (U * U) @ filters, xp)
+    return RegularizationPath(xp.matrix_transpose(coef), intercept, loo_mse)
 
 
 # --------------------------------------------------------------------------- CGLS
@@ -197,9 +335,11 @@ class CGLSPath(NamedTuple):
     residual_norm: Array  # shape: (n_iter,), ‖y − K̃ c̃^(t)‖
 
 
-def solve_cgls(operator: KernelOperator, y: Array, n_iter: int, /) -> CGLSPath:
-    """CGLS on ``K̃ c̃ = y`` from ``c̃^(0) = 0``, as printed by Prato & Zanni (their §3), with every
-    iterate kept: two products with ``K`` per iteration.
+def solve_cgls(
+    operator: KernelOperator, y: Array, n_iter: int, /, *, bias: bool = True
+) -> CGLSPath:
+    """CGLS on ``K̃ c̃ = y`` (``K c = y`` without a ``bias``) from ``c̃^(0) = 0``, as printed by
+    Prato & Zanni (their §3), with every iterate kept: two products with ``K`` per iteration.
 
     ``K̃ d = K d_{:n} + d_n 1`` and ``K̃ᵀ r = (K r, 1ᵀr)`` (``K`` is symmetric). Stops early, with
     the last iterate repeated, if ``K̃ᵀ r`` vanishes (the least-squares solution is reached).
@@ -210,18 +350,21 @@ def solve_cgls(operator: KernelOperator, y: Array, n_iter: int, /) -> CGLSPath:
     xp = operator.xp
     n = operator.n
 
+    size = n + int(bias)
+
     def K_tilde(d: Array) -> Array:
-        return operator.matvec(d[:n]) + d[n]
+        return operator.matvec(d[:n]) + d[n] if bias else operator.matvec(d)
 
     def K_tilde_t(r: Array) -> Array:
-        return xp.concat([operator.matvec(r), xp.reshape(xp.sum(r), (1,))])
+        Kr = operator.matvec(r)
+        return xp.concat([Kr, xp.reshape(xp.sum(r), (1,))]) if bias else Kr
 
-    c = xp.zeros(n + 1, dtype=y.dtype, device=device_of(y))
+    c = xp.zeros(size, dtype=y.dtype, device=device_of(y))
     r = y  # y − K̃ c̃^(0)
     g = K_tilde_t(r)  # K̃ᵀ r^(i−1)
     d = g
     gg = float(xp.sum(g * g))
-    iterates = xp.zeros((n_iter, n + 1), dtype=y.dtype, device=device_of(y))
+    iterates = xp.zeros((n_iter, size), dtype=y.dtype, device=device_of(y))
     norms = xp.zeros(n_iter, dtype=y.dtype, device=device_of(y))
     for i in range(n_iter):
         if gg > 0:
@@ -235,4 +378,5 @@ def solve_cgls(operator: KernelOperator, y: Array, n_iter: int, /) -> CGLSPath:
             gg = gg_new
         iterates[i, :] = c
         norms[i] = xp.sqrt(xp.sum(r * r))
-    return CGLSPath(iterates[:, :n], iterates[:, n], norms)
+    coef, intercept = _split(xp.matrix_transpose(iterates), n)
+    return CGLSPath(xp.matrix_transpose(coef), intercept, norms)
