@@ -12,7 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lrkl import (
     AlignmentKernelRidge,
-    KernelRidgeExact,
+    KernelRidge,
+    KernelRidgeCV,
     KernelRidgeSubset,
     LowRankRidge,
     LowRankRidgeCV,
@@ -33,7 +34,13 @@ ESTIMATORS = [
     SLKLRegressor(),
     SLKLRegressor(mode="direct", selection="random", step="newton"),
     SLKLRegressorCV(n_nus=4, cv=3),
-    KernelRidgeExact(),
+    KernelRidge(),
+    KernelRidge(method="rls", bias="penalized", solver="eigh"),
+    KernelRidge(method="tikhonov"),
+    KernelRidge(method="cg", kernel_products="on_the_fly"),
+    KernelRidgeCV(),
+    KernelRidgeCV(method="tikhonov", cv=3),
+    KernelRidgeCV(method="cg", max_iter=8),
     KernelRidgeSubset(),
     UniformRankOneRidge(),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="icd"),
@@ -60,6 +67,17 @@ def expected_failed_checks(estimator):
         why = "the low-rank factors are built on the unweighted rows (pivots, landmarks)"
     elif isinstance(estimator, AlignmentKernelRidge) and estimator.method != "alignfc":
         why = "the kernel weights come from the unweighted alignment"
+    elif isinstance(estimator, KernelRidge) and estimator.method == "tikhonov":
+        why = "one basis function per row: a repeated row is a new column of K̃ too"
+        return {
+            "check_non_transformer_estimators_n_iter": "Tikhonov is a direct solve",
+            _NOT_REPETITION: why,
+        }
+    elif isinstance(estimator, KernelRidge) and estimator.method == "cg":
+        return {_NOT_REPETITION: "one basis function per row: a repeated row is a new column"}
+    elif isinstance(estimator, KernelRidge) and estimator.method != "cg":
+        why = "max_iter is CG's iteration count; RLS and Tikhonov are direct solves"
+        return {"check_non_transformer_estimators_n_iter": why}
     else:
         return {}
     return {_NOT_REPETITION: why}
@@ -72,6 +90,7 @@ def test_sklearn_compatible(estimator, check):
         # SLKLRegressorCV warns about by design (tested in test_slkl.py).
         warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
         warnings.filterwarnings("ignore", "LowRankRidgeCV chose alpha", UserWarning)
+        warnings.filterwarnings("ignore", "KernelRidgeCV chose", UserWarning)
         check(estimator)
 
 
@@ -80,7 +99,11 @@ INVALID = [
     (SLKLRegressor, {"fit_intercept": "yes"}),
     (SLKLRegressor, {"verbose": "loud"}),
     (SLKLRegressorCV, {"cv": "five"}),
-    (KernelRidgeExact, {"alpha": 0.0}),
+    (KernelRidge, {"alpha": 0.0}),
+    (KernelRidge, {"method": "svd"}),
+    (KernelRidge, {"bias": "free"}),
+    (KernelRidge, {"max_iter": 0}),
+    (KernelRidgeCV, {"kernel_products": "cached"}),
     (KernelRidgeSubset, {"n_columns": 0}),
     (UniformRankOneRidge, {"weight": -1.0}),
     (LowRankRidge, {"method": "svd"}),
@@ -115,13 +138,13 @@ def test_every_public_estimator_is_covered():
 
 
 def test_one_intercept_model(backend):
-    """KernelRidgeExact(fit_intercept=True) and UniformKernelRidge with one kernel are one model."""
+    """KernelRidge() and UniformKernelRidge with one kernel are one model."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = 3.0 + np.sin(X[:, 0]) + 0.1 * rng.normal(size=60)
     X_test = rng.normal(size=(15, 3))
     kernel = Gaussian(gamma=0.3)
-    exact = KernelRidgeExact(kernel, alpha=0.5, fit_intercept=True)
+    exact = KernelRidge(kernel, alpha=0.5)
     uniform = UniformKernelRidge([kernel], alpha=0.5)
     Xb, yb = backend.asarray(X), backend.asarray(y)
     exact.fit(Xb, yb)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.datasets import make_friedman1
-from sklearn.kernel_ridge import KernelRidge
+from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from sklearn.pipeline import make_pipeline
@@ -19,7 +19,8 @@ from sklearn.utils.validation import has_fit_parameter
 
 from lrkl import (
     AlignmentKernelRidge,
-    KernelRidgeExact,
+    KernelRidge,
+    KernelRidgeCV,
     KernelRidgeSubset,
     LowRankRidge,
     LowRankRidgeCV,
@@ -49,7 +50,7 @@ def _r2(model, data):
 @pytest.mark.parametrize(
     "make",
     [
-        KernelRidgeExact,
+        KernelRidge,
         KernelRidgeSubset,
         UniformRankOneRidge,
         LowRankRidge,
@@ -60,7 +61,7 @@ def _r2(model, data):
     ids=lambda c: c.__name__,
 )
 def test_defaults_are_as_good_as_sklearns_kernel_ridge(friedman, make):
-    reference = _r2(KernelRidge(kernel="rbf"), friedman)
+    reference = _r2(SklearnKernelRidge(kernel="rbf"), friedman)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", ".* chose (nu|alpha)", UserWarning)
         assert _r2(make(), friedman) > reference - 0.05
@@ -77,19 +78,19 @@ def test_default_nu_follows_the_scale_of_y(friedman):
 
 def test_kernel_parameters_are_searchable_and_clone(friedman):
     X, y, _, _ = friedman
-    search = GridSearchCV(KernelRidgeExact(Gaussian(gamma=1.0)), {"kernel__gamma": [0.05, 0.5]})
+    search = GridSearchCV(KernelRidge(Gaussian(gamma=1.0)), {"kernel__gamma": [0.05, 0.5]})
     search.fit(X[:100], y[:100])
     assert search.best_params_["kernel__gamma"] in (0.05, 0.5)
     assert search.best_estimator_.kernel_.gamma == search.best_params_["kernel__gamma"]
     K = Precomputed(matrix=np.eye(3))
-    assert clone(KernelRidgeExact(K)).kernel == K
+    assert clone(KernelRidge(K)).kernel == K
     assert clone(Gaussian(gamma=0.3)) == Gaussian(gamma=0.3)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", None])
 def test_a_kernel_by_name_or_default_is_searchable(friedman, kernel):
     X, y, _, _ = friedman
-    model = KernelRidgeExact(kernel)
+    model = KernelRidge(kernel)
     search = GridSearchCV(model, {"kernel__gamma": [0.05, 0.5]}, cv=3).fit(X[:90], y[:90])
     assert search.best_estimator_.kernel == Gaussian(gamma=search.best_params_["kernel__gamma"])
     assert model.kernel == kernel  # the search set the parameters of clones only
@@ -97,10 +98,10 @@ def test_a_kernel_by_name_or_default_is_searchable(friedman, kernel):
 
 def test_kernel_names_and_scale(friedman):
     X, y, _, _ = friedman
-    model = KernelRidgeExact("rbf").fit(X, y)
+    model = KernelRidge("rbf").fit(X, y)
     assert model.kernel_.gamma == pytest.approx(1.0 / (X.shape[1] * X.var()))
     with pytest.raises(InvalidParameterError, match="'kernel' parameter"):
-        KernelRidgeExact("gauss").fit(X, y)
+        KernelRidge("gauss").fit(X, y)
     with pytest.raises(ValueError, match=r"takes gamma from the training data"):
         Gaussian()(X)
 
@@ -140,9 +141,9 @@ def test_y_follows_x_and_predict_checks_the_namespace_first():
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(40, 2)), rng.normal(size=40)
-    model = KernelRidgeExact().fit(X, torch.asarray(y))
+    model = KernelRidge().fit(X, torch.asarray(y))
     assert isinstance(model.dual_coef_, np.ndarray)
-    with pytest.raises(ValueError, match=r"KernelRidgeExact.predict\(\) must use the same"):
+    with pytest.raises(ValueError, match=r"KernelRidge.predict\(\) must use the same"):
         model.predict(torch.asarray(X))
 
 
@@ -167,7 +168,7 @@ def test_errors_name_the_argument():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     with pytest.raises(ValueError, match="y must hold numbers, received text such as 'a'"):
-        KernelRidgeExact().fit(X, ["a"] * 30)
+        KernelRidge().fit(X, ["a"] * 30)
     with pytest.raises(ValueError, match="MultiOutputRegressor"):
         SLKLRegressor().fit(X, rng.normal(size=(30, 2)))
     with pytest.raises(InvalidParameterError, match="'nus' parameter"):
@@ -194,7 +195,8 @@ def test_missing_matplotlib_is_answered_before_any_work(monkeypatch):
 # --------------------------------------------------------------------------- sample weights
 
 REPEATABLE = [
-    lambda: KernelRidgeExact(Gaussian(gamma=0.5), alpha=0.3),
+    lambda: KernelRidge(Gaussian(gamma=0.5), alpha=0.3),
+    lambda: KernelRidge(Gaussian(gamma=0.5), alpha=0.3, bias="penalized"),
     lambda: UniformKernelRidge([Gaussian(gamma=0.5), Gaussian(gamma=2.0)], alpha=0.3),
     lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=40, alpha=0.3),
 ]
@@ -215,7 +217,11 @@ def weighted_data():
 def test_integer_weights_equal_repeated_rows(backend, weighted_data, make, fit_intercept):
     """A weight of k is k copies of the row (0 drops it): the weighted loss is the same sum."""
     X, y, counts = weighted_data
-    model = make().set_params(fit_intercept=fit_intercept)
+    model = make()
+    if isinstance(model, KernelRidge):  # its bias is one of Prato & Zanni's
+        model.set_params(bias=model.bias if fit_intercept else None)
+    else:
+        model.set_params(fit_intercept=fit_intercept)
     weighted = clone(model).fit(
         backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(counts * 1.0)
     )
@@ -231,13 +237,13 @@ def test_integer_weights_equal_repeated_rows(backend, weighted_data, make, fit_i
 def test_weights_match_sklearn(weighted_data):
     X, y, _ = weighted_data
     w = np.random.default_rng(4).uniform(0.0, 2.0, size=40)
-    krr = KernelRidgeExact(Gaussian(gamma=0.5), alpha=0.3, fit_intercept=False)
-    ref = KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, y, sample_weight=w)
+    krr = KernelRidge(Gaussian(gamma=0.5), alpha=0.3, bias=None)
+    ref = SklearnKernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, y, sample_weight=w)
     np.testing.assert_allclose(krr.fit(X, y, sample_weight=w).predict(X), ref.predict(X))
     subset = KernelRidgeSubset(Gaussian(gamma=0.5), n_columns=25, alpha=0.3, random_state=0)
     subset.fit(X, y, sample_weight=w)
     rows = subset.candidates_
-    ref = KernelRidge(alpha=0.3, kernel="rbf", gamma=0.5)
+    ref = SklearnKernelRidge(alpha=0.3, kernel="rbf", gamma=0.5)
     ref.fit(X[rows], y[rows] - subset.intercept_, sample_weight=w[rows])
     np.testing.assert_allclose(subset.predict(X), ref.predict(X) + subset.intercept_, atol=1e-10)
     lowrank = LowRankRidge([Gaussian(gamma=0.5)], rank=12, alpha=0.3).fit(X, y, sample_weight=w)
@@ -249,14 +255,14 @@ def test_weights_match_sklearn(weighted_data):
 def test_bad_weights_and_estimators_without_weights(weighted_data):
     X, y, _ = weighted_data
     with pytest.raises(ValueError, match="sample_weight must be >= 0, received a minimum of -1"):
-        KernelRidgeExact().fit(X, y, sample_weight=-np.ones(40))
+        KernelRidge().fit(X, y, sample_weight=-np.ones(40))
     with pytest.raises(ValueError, match="at least one positive weight, received all zeros"):
         UniformKernelRidge().fit(X, y, sample_weight=0.0)
     with pytest.raises(ValueError, match=r"one entry per sample \(40\), received shape \(3,\)"):
         LowRankRidge().fit(X, y, sample_weight=np.ones(3))
     for est in (SLKLRegressor(), SLKLRegressorCV(), MklarenRegressor(), UniformRankOneRidge()):
         assert not has_fit_parameter(est, "sample_weight")
-    for est in (KernelRidgeExact(), KernelRidgeSubset(), LowRankRidge(), UniformKernelRidge()):
+    for est in (KernelRidge(), KernelRidgeSubset(), LowRankRidge(), UniformKernelRidge()):
         assert has_fit_parameter(est, "sample_weight")
 
 
@@ -264,14 +270,16 @@ def test_dense_methods_check_their_size_first(monkeypatch):
     monkeypatch.setattr(_validation, "device_memory", lambda x: 2**20)  # a 1 MiB device
     X = np.random.default_rng(0).normal(size=(400, 2))  # K: 1.2 MiB in float64
     for model, alternative in [
-        (KernelRidgeExact(), "KernelRidgeSubset"),
+        (KernelRidge(), "LowRankRidge"),
+        (KernelRidge(method="tikhonov"), "LowRankRidge"),
+        (KernelRidgeCV(), "LowRankRidge"),
         (UniformKernelRidge(["rbf"]), "LowRankRidge"),
         (AlignmentKernelRidge(["rbf", "laplacian"]), "LowRankRidge"),
     ]:
         with pytest.raises(MemoryError, match=rf"GiB .* 0\.0 GiB of memory .*{alternative}"):
             model.fit(X, X[:, 0])
         assert not hasattr(model, "dual_coef_")
-    KernelRidgeExact().fit(X[:300], X[:300, 0])  # 0.7 MiB: fits
+    KernelRidge().fit(X[:300], X[:300, 0])  # 0.7 MiB: fits
 
 
 def test_progress_bars_stay_quiet_in_a_log(capsys):

@@ -29,7 +29,7 @@ ESTIMATORS = {
     "sklearn KernelRidge(rbf)": lambda: KernelRidge(kernel="rbf"),
     "SLKLRegressor": lrkl.SLKLRegressor,
     "SLKLRegressorCV": lrkl.SLKLRegressorCV,
-    "KernelRidgeExact": lrkl.KernelRidgeExact,
+    "KernelRidge": lrkl.KernelRidge,
     "KernelRidgeSubset": lrkl.KernelRidgeSubset,
     "UniformRankOneRidge": lrkl.UniformRankOneRidge,
     "LowRankRidge": lrkl.LowRankRidge,

@@ -3,7 +3,8 @@
 from lrkl import kernels, lowrank
 from lrkl.alignment import AlignmentKernelRidge
 from lrkl.kernel_ridge import (
-    KernelRidgeExact,
+    KernelRidge,
+    KernelRidgeCV,
     KernelRidgeSubset,
     LowRankRidge,
     LowRankRidgeCV,
@@ -14,7 +15,8 @@ from lrkl.slkl import SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_
 
 __all__ = [
     "AlignmentKernelRidge",
-    "KernelRidgeExact",
+    "KernelRidge",
+    "KernelRidgeCV",
     "KernelRidgeSubset",
     "LowRankRidge",
     "LowRankRidgeCV",

@@ -6,12 +6,8 @@ system (7)); on explicit features, ridge regression on the centred features and 
 """
 
 from lrkl.kernel_ridge._combined import UniformKernelRidge
-from lrkl.kernel_ridge._estimators import (
-    KernelRidgeExact,
-    KernelRidgeSubset,
-    LowRankRidge,
-    LowRankRidgeCV,
-)
+from lrkl.kernel_ridge._estimators import LowRankRidge, LowRankRidgeCV
+from lrkl.kernel_ridge._kernel_ridge import KernelRidge, KernelRidgeCV, KernelRidgeSubset
 from lrkl.kernel_ridge._solvers import (
     KERNEL_RIDGE_SOLVERS,
     PrimalProblem,
@@ -26,7 +22,8 @@ from lrkl.kernel_ridge._solvers import (
 
 __all__ = [
     "KERNEL_RIDGE_SOLVERS",
-    "KernelRidgeExact",
+    "KernelRidge",
+    "KernelRidgeCV",
     "KernelRidgeSubset",
     "LowRankRidge",
     "LowRankRidgeCV",

@@ -1,9 +1,10 @@
-"""Kernel ridge regression estimators on the one core of :mod:`lrkl.kernel_ridge._solvers`.
+"""Kernel ridge regression on low-rank features, and what every kernel expansion shares.
 
-- :class:`KernelRidgeExact` (the SLKL paper's KRRn) and :class:`KernelRidgeSubset` (KRRM): exact
-  kernel ridge regression on all n points, or on M random points;
-- :class:`LowRankRidge`: ridge regression on the stacked low-rank features of several kernels
-  (:class:`lrkl.lowrank.LowRankFeatures`), the Mklaren paper's ``RidgeLowRank``.
+- :class:`KernelExpansionRegressor`: ``predict`` of ``f(x) = Σ_j c_j k(x_j, x) + b`` in blocks;
+- :class:`LowRankRidge` (and :class:`LowRankRidgeCV`): ridge regression on the stacked low-rank
+  features of several kernels (:class:`lrkl.lowrank.LowRankFeatures`), the Mklaren paper's
+  ``RidgeLowRank``. The exact estimators on the n × n kernel matrix are in
+  :mod:`lrkl.kernel_ridge._kernel_ridge`.
 
 ``fit_intercept=True`` means the same model in every estimator: an unpenalised bias ``b``,
 ``(K + αI) c + b 1 = y`` with ``1ᵀ c = 0`` (see :mod:`lrkl.kernel_ridge._solvers`). ``intercept_``
@@ -22,13 +23,9 @@ from sklearn.utils import check_random_state
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
 from lrkl._validation import (
-    KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
-    check_dense_kernel_size,
     check_grid,
-    check_kernel,
-    check_n_columns,
     check_predict_X,
     check_sample_weight,
     check_X_y,
@@ -41,14 +38,12 @@ from lrkl.kernel_ridge._solvers import (
     make_solver,
     primal_loo_errors,
     primal_problem,
-    solve_dual,
     solve_primal,
-    weigh_kernel,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
-__all__ = ["KernelRidgeExact", "KernelRidgeSubset", "LowRankRidge", "LowRankRidgeCV", "sample_rows"]
+__all__ = ["KernelExpansionRegressor", "LowRankRidge", "LowRankRidgeCV", "sample_rows"]
 
 Array = Any
 
@@ -83,196 +78,6 @@ class KernelExpansionRegressor(LRKLRegressor):
             return self._kernel_block(rows, xp=xp)
 
         return predict_dual(block, X, self.dual_coef_, self.intercept_, xp=xp)
-
-
-_SINGLE_KERNEL_CONSTRAINTS: dict = {
-    "kernel": KERNEL_CONSTRAINT,
-    "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
-    "fit_intercept": ["boolean"],
-}
-
-
-class KernelRidgeExact(KernelExpansionRegressor):
-    """Exact kernel ridge regression on all n points: the SLKL paper's KRRn (eqs. 8–10).
-
-    ``f(x) = Σ_i c_i k(x_i, x) + b`` with ``(K + αI) c + b 1 = y`` (``b`` unpenalised, ``1ᵀc = 0``,
-    when ``fit_intercept``; else ``b = 0``); the paper's λ = 1 is ``alpha=1``. It forms the n × n
-    Gram matrix (O(n²) memory, O(n³) time): the reference, not a method for large n.
-
-    Parameters
-    ----------
-    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
-        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
-    alpha : float, default=1.0
-        The ridge penalty α > 0.
-    fit_intercept : bool, default=True
-        Fit an unpenalised bias (``False``: the paper's model, ``b = 0``).
-
-    Attributes
-    ----------
-    centres_ : array of shape (n_samples, n_features)
-    dual_coef_ : array of shape (n_samples,) or (n_samples, n_targets)
-    intercept_ : array of shape () or (n_targets,)
-    kernel_ : Kernel
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lrkl import KernelRidgeExact
-    >>> X = np.linspace(-3, 3, 50)[:, None]
-    >>> model = KernelRidgeExact(alpha=1e-3).fit(X, np.sin(X[:, 0]))
-    >>> bool(abs(model.predict(np.array([[1.0]]))[0] - np.sin(1.0)) < 1e-2)
-    True
-    """
-
-    _parameter_constraints: dict = _SINGLE_KERNEL_CONSTRAINTS
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.multi_output = True  # one factorisation serves every target
-        return tags
-
-    def __init__(
-        self, kernel: Kernel | str | None = None, alpha: float = 1.0, *, fit_intercept: bool = True
-    ) -> None:
-        self.kernel = kernel
-        self.alpha = alpha
-        self.fit_intercept = fit_intercept
-
-    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidgeExact:
-        """Solve ``(K + αI) c + b 1 = y``.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,) or (n_samples, n_targets)
-        sample_weight : array of shape (n_samples,) or float, default=None
-            Weights ``w_i ≥ 0`` of the squared errors: the system becomes
-            ``(K + αW⁻¹) c + b 1 = y`` (:func:`lrkl.kernel_ridge.solve_dual`).
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
-        sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
-        self._fit_dual(X, y, sample_weight, kernel, xp=xp)
-        return self
-
-    def _fit_dual(
-        self, X: Array, y: Array, sample_weight: Array | None, kernel: Kernel, *, xp: Any
-    ) -> None:
-        check_dense_kernel_size(
-            X.shape[0],
-            X,
-            owner=type(self).__name__,
-            alternative="KernelRidgeSubset(n_columns=...), LowRankRidge or SLKLRegressor",
-        )
-        root = None if sample_weight is None else xp.sqrt(sample_weight)
-        solver = make_solver(weigh_kernel(kernel(X, X), root), "cholesky", xp=xp)
-        fit = solve_dual(
-            solver,
-            y,
-            float(self.alpha),
-            fit_intercept=self.fit_intercept,
-            xp=xp,
-            sqrt_weight=root,
-        )
-        self.kernel_ = kernel
-        self.centres_ = X
-        self.dual_coef_, self.intercept_ = fit
-        self.n_features_in_ = X.shape[1]
-
-
-class KernelRidgeSubset(KernelRidgeExact):
-    """Exact kernel ridge regression on ``n_columns`` random training points: the SLKL paper's
-    KRRM.
-
-    Parameters
-    ----------
-    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
-        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
-    n_columns : int, default=None
-        M, the number of points kept; ``None`` means min(n_samples, 1000) (the cost is
-        O(M³ + nM): M is cheap here, and a small subset makes a poor model).
-    alpha : float, default=1.0
-        The ridge penalty α > 0.
-    random_state : int, RandomState or None, default=None
-    fit_intercept : bool, default=True
-        Fit an unpenalised bias (``False``: the paper's model, ``b = 0``).
-
-    Attributes
-    ----------
-    candidates_ : array of shape (M,)
-        Training row numbers kept.
-    centres_ : array of shape (M, n_features)
-    dual_coef_ : array of shape (M,) or (M, n_targets)
-    intercept_ : array of shape () or (n_targets,)
-    kernel_ : Kernel
-    n_features_in_ : int
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from lrkl import KernelRidgeSubset
-    >>> X = np.linspace(-3, 3, 200)[:, None]
-    >>> model = KernelRidgeSubset(n_columns=40, alpha=1e-3, random_state=0)
-    >>> model.fit(X, np.sin(X[:, 0])).centres_.shape
-    (40, 1)
-    """
-
-    _parameter_constraints: dict = {
-        **_SINGLE_KERNEL_CONSTRAINTS,
-        "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
-    }
-
-    def __init__(
-        self,
-        kernel: Kernel | str | None = None,
-        n_columns: int | None = None,
-        alpha: float = 1.0,
-        *,
-        random_state: Any = None,
-        fit_intercept: bool = True,
-    ) -> None:
-        self.kernel = kernel
-        self.n_columns = n_columns
-        self.alpha = alpha
-        self.random_state = random_state
-        self.fit_intercept = fit_intercept
-
-    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidgeSubset:
-        """Draw M points and solve kernel ridge regression on them.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-        y : array of shape (n_samples,) or (n_samples, n_targets)
-        sample_weight : array of shape (n_samples,) or float, default=None
-            Weights of the squared errors; those of the M kept points enter the fit.
-
-        Returns
-        -------
-        self
-        """
-        self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
-        sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
-        rows = sample_rows(X.shape[0], M, self.random_state)
-        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
-        candidates = index_array(rows, xp=xp, device=device_of(X))
-        X = xp.take(X, candidates, axis=0)
-        y = xp.take(y, candidates, axis=0)
-        if sample_weight is not None:
-            sample_weight = xp.take(sample_weight, candidates, axis=0)
-        self._fit_dual(X, y, sample_weight, kernel, xp=xp)
-        self.candidates_ = candidates
-        return self
 
 
 class LowRankRidge(LRKLRegressor):

@@ -195,6 +195,14 @@ class TikhonovProblem(NamedTuple):
     U: Array  # shape: (n, k)
     s: Array  # shape: (k,)
     Vt: Array  # shape: (k, n + 1), or (k, n) without a bias
+    sqrt_weight: Array | None = None  # shape: (n,), √w for sample weights w
+
+
+def _weighted(problem: TikhonovProblem, y: Array) -> Array:
+    """``S y``: the right-hand side of the weighted system."""
+    if problem.sqrt_weight is None:
+        return y
+    return problem.sqrt_weight * y if y.ndim == 1 else problem.sqrt_weight[:, None] * y
 
 
 def _split(c_tilde: Array, n: int) -> RidgeCoefficients:
@@ -205,27 +213,34 @@ def _split(c_tilde: Array, n: int) -> RidgeCoefficients:
     return RidgeCoefficients(c_tilde, xp.zeros_like(c_tilde[0, ...]))
 
 
-def _nonzero(U: Array, s: Array, Vt: Array, size: int, *, xp: ModuleType) -> TikhonovProblem:
+def _nonzero(
+    U: Array, s: Array, Vt: Array, size: int, sqrt_weight: Array | None, *, xp: ModuleType
+) -> TikhonovProblem:
     """The singular triplets with ``s > size · eps · max s`` (the others are zero up to
     rounding), largest first."""
     order = xp.argsort(s, descending=True)
     U, s, Vt = xp.take(U, order, axis=1), xp.take(s, order), xp.take(Vt, order, axis=0)
     cutoff = size * xp.finfo(s.dtype).eps * float(s[0]) if s.shape[0] else 0.0
     k = int(xp.sum(xp.astype(s > cutoff, xp.int64)))
-    return TikhonovProblem(U[:, :k], s[:k], Vt[:k, :])
+    return TikhonovProblem(U[:, :k], s[:k], Vt[:k, :], sqrt_weight)
 
 
-def tikhonov_problem(K: Array, /, *, bias: bool = True, xp: ModuleType) -> TikhonovProblem:
-    """Set up Tikhonov on ``K̃ = [K 1]`` (or ``K``) by its thin SVD (``O(n³)``)."""
+def tikhonov_problem(
+    K: Array, /, *, bias: bool = True, sqrt_weight: Array | None = None, xp: ModuleType
+) -> TikhonovProblem:
+    """Set up Tikhonov on ``K̃ = [K 1]`` (or ``K``) by its thin SVD (``O(n³)``); with sample
+    weights ``w`` on ``S K̃``, ``S = diag(√w)`` (the solve then takes ``S y``)."""
     n = K.shape[0]
     if bias:
         K = xp.concat([K, xp.ones((n, 1), dtype=K.dtype, device=device_of(K))], axis=1)
+    if sqrt_weight is not None:
+        K = sqrt_weight[:, None] * K
     U, s, Vt = svd(K, xp=xp)
-    return _nonzero(U, s, Vt, K.shape[1], xp=xp)
+    return _nonzero(U, s, Vt, K.shape[1], sqrt_weight, xp=xp)
 
 
 def tikhonov_problem_from_factor(
-    G: Array, /, *, bias: bool = True, xp: ModuleType
+    G: Array, /, *, bias: bool = True, sqrt_weight: Array | None = None, xp: ModuleType
 ) -> TikhonovProblem:
     """Set up Tikhonov on ``K̃ = [G Gᵀ 1]`` (or ``G Gᵀ``) from the factor ``G`` (n × r) in
     ``O(n r²)``, without forming ``n × n``.
@@ -234,29 +249,31 @@ def tikhonov_problem_from_factor(
     a bias). With ``F = Q R`` (thin QR) and the SVD ``R H = W diag(s) Vᵀ`` of an
     ``(r+1) × (n+1)`` matrix, ``K̃ = (Q W) diag(s) Vᵀ``; ``W`` and ``s`` come from
     ``(R H)(R H)ᵀ = R blockdiag(GᵀG, 1) Rᵀ``, ``(r+1) × (r+1)``, and
-    ``Vᵀ = diag(1/s) Wᵀ R H``.
+    ``Vᵀ = diag(1/s) Wᵀ R H``. With sample weights, ``F`` becomes ``S F``.
     """
     n, r = G.shape
     dev = device_of(G)
     extra = int(bias)  # the column of ones
-    Q, R = qr(xp.concat([G, xp.ones((n, extra), dtype=G.dtype, device=dev)], axis=1), xp=xp)
+    F = xp.concat([G, xp.ones((n, extra), dtype=G.dtype, device=dev)], axis=1)
+    Q, R = qr(F if sqrt_weight is None else sqrt_weight[:, None] * F, xp=xp)
     HHt = xp.zeros((r + extra, r + extra), dtype=G.dtype, device=dev)
     HHt[:r, :r] = xp.matrix_transpose(G) @ G
     if bias:
         HHt[r, r] = 1.0
     w, W = eigh(R @ HHt @ xp.matrix_transpose(R), xp=xp)
     s = xp.sqrt(xp.where(w > 0, w, xp.zeros_like(w)))
-    W, s, _ = _nonzero(W, s, xp.matrix_transpose(W), n + extra, xp=xp)
+    W, s, _, _ = _nonzero(W, s, xp.matrix_transpose(W), n + extra, None, xp=xp)
     WtR = xp.matrix_transpose(W) @ R  # shape: (k, r + extra)
     Vt = xp.concat([WtR[:, :r] @ xp.matrix_transpose(G), WtR[:, r:]], axis=1) / s[:, None]
-    return TikhonovProblem(Q @ W, s, Vt)
+    return TikhonovProblem(Q @ W, s, Vt, sqrt_weight)
 
 
 def solve_tikhonov(problem: TikhonovProblem, y: Array, alpha: float, /) -> RidgeCoefficients:
     """``c̃ = Σ_{s_i ≠ 0} s_i (u_iᵀy) / (s_i² + α) v_i``, returned as ``(c, b)``: ``O(n k)``."""
     alpha = check_number(alpha, name="alpha", strict=True)
-    U, s, Vt = problem
+    U, s, Vt = problem.U, problem.s, problem.Vt
     xp = get_namespace(s)
+    y = _weighted(problem, y)
     Y = y[:, None] if y.ndim == 1 else y
     scaled = (s / (s * s + alpha))[:, None] * (xp.matrix_transpose(U) @ Y)  # shape: (k, t)
     c_tilde = xp.matrix_transpose(Vt) @ scaled  # shape: (n + 1, t) or (n, t)
@@ -273,7 +290,10 @@ def tikhonov_path(
     on the rows of ``K̃``, whose hat matrix is ``U diag(s²/(s² + α)) Uᵀ``: its diagonal for
     every ``α`` is ``(U∘U) φ`` with the filter factors ``φ`` (``k × m``), one GEMM.
     """
-    U, s, Vt = problem
+    if problem.sqrt_weight is not None:
+        msg = "tikhonov_path needs an unweighted problem"
+        raise ValueError(msg)
+    U, s, Vt = problem.U, problem.s, problem.Vt
     xp = get_namespace(s)
     grid = _grid(alphas, s, xp)
     denominator = (s * s)[:, None] + grid  # shape: (k, m)
@@ -336,13 +356,21 @@ class CGLSPath(NamedTuple):
 
 
 def solve_cgls(
-    operator: KernelOperator, y: Array, n_iter: int, /, *, bias: bool = True
+    operator: KernelOperator,
+    y: Array,
+    n_iter: int,
+    /,
+    *,
+    bias: bool = True,
+    sqrt_weight: Array | None = None,
 ) -> CGLSPath:
     """CGLS on ``K̃ c̃ = y`` (``K c = y`` without a ``bias``) from ``c̃^(0) = 0``, as printed by
     Prato & Zanni (their §3), with every iterate kept: two products with ``K`` per iteration.
 
     ``K̃ d = K d_{:n} + d_n 1`` and ``K̃ᵀ r = (K r, 1ᵀr)`` (``K`` is symmetric). Stops early, with
     the last iterate repeated, if ``K̃ᵀ r`` vanishes (the least-squares solution is reached).
+    With sample weights ``w`` it runs on ``S K̃ c̃ = S y``, ``S = diag(√w)``; ``residual_norm``
+    is then the weighted one.
     """
     if not isinstance(n_iter, int) or isinstance(n_iter, bool) or n_iter < 1:
         msg = f"n_iter must be an integer >= 1, received {n_iter!r}"
@@ -352,12 +380,18 @@ def solve_cgls(
 
     size = n + int(bias)
 
+    root = sqrt_weight
+
     def K_tilde(d: Array) -> Array:
-        return operator.matvec(d[:n]) + d[n] if bias else operator.matvec(d)
+        Kd = operator.matvec(d[:n]) + d[n] if bias else operator.matvec(d)
+        return Kd if root is None else root * Kd
 
     def K_tilde_t(r: Array) -> Array:
+        r = r if root is None else root * r
         Kr = operator.matvec(r)
         return xp.concat([Kr, xp.reshape(xp.sum(r), (1,))]) if bias else Kr
+
+    y = y if root is None else root * y
 
     c = xp.zeros(size, dtype=y.dtype, device=device_of(y))
     r = y  # y − K̃ c̃^(0)

@@ -4,7 +4,7 @@
 - :func:`slkl_path`: SLKL over a grid of ν with warm starts; :class:`SLKLRegressorCV` picks ν by
   cross-validation over that path;
 - :class:`UniformRankOneRidge` (Unif): kernel ridge regression on the uniform combination of the
-  same M rank-1 kernels. The paper's KRRn and KRRM are :class:`lrkl.KernelRidgeExact` and
+  same M rank-1 kernels. The paper's KRRn and KRRM are :class:`lrkl.KernelRidge` and
   :class:`lrkl.KernelRidgeSubset`.
 
 Every estimator takes arrays of any array-API library and returns results of the same library,

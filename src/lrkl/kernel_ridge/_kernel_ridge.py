@@ -1,0 +1,539 @@
+"""Exact kernel ridge regression on the n × n kernel matrix, with Prato & Zanni's (2012) three
+regularisations of ``f(x) = Σ_i c_i k(x_i, x) + b`` and their whole paths.
+
+- :class:`KernelRidge`: RLS with the bias unpenalised (system (7)), penalised (system (8)) or
+  none; Tikhonov on ``K̃ c̃ = y``, ``K̃ = [K 1]``; or CGLS on it stopped after ``t`` iterations;
+- :class:`KernelRidgeCV`: the same with ``α`` (or ``t``) chosen on a whole path, by exact
+  leave-one-out from one factorisation or by K-fold;
+- :class:`KernelRidgeSubset`: RLS on ``M`` random points (the SLKL paper's KRRM).
+
+The solvers are in :mod:`lrkl.kernel_ridge._regularization`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from sklearn.model_selection import KFold, check_cv
+
+from lrkl._backend import device_memory, device_of, index_array, to_numpy
+from lrkl._validation import (
+    KERNEL_CONSTRAINT,
+    Interval,
+    StrOptions,
+    check_dense_kernel_size,
+    check_grid,
+    check_kernel,
+    check_n_columns,
+    check_sample_weight,
+    check_X_y,
+    choose_from_grid,
+)
+from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
+from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._regularization import (
+    kernel_operator,
+    rls_path,
+    rls_problem,
+    solve_cgls,
+    solve_rls,
+    solve_tikhonov,
+    tikhonov_path,
+    tikhonov_problem,
+    tikhonov_problem_from_factor,
+)
+from lrkl.kernel_ridge._solvers import RidgeCoefficients
+from lrkl.kernels import Kernel, Linear
+
+__all__ = [
+    "KERNEL_PRODUCTS",
+    "METHODS",
+    "PAPER_LAMBDAS",
+    "KernelRidge",
+    "KernelRidgeCV",
+    "KernelRidgeSubset",
+]
+
+Array = Any
+
+#: Prato & Zanni's regularisations.
+METHODS = ("rls", "tikhonov", "cg")
+
+#: Where CGLS takes its products with ``K`` from.
+KERNEL_PRODUCTS = ("auto", "stored", "on_the_fly")
+
+#: The paper's grid: 100 values of λ geometric in [1e-10, 1e5], largest first (``α = nλ``).
+PAPER_LAMBDAS = tuple(1e5 * 1e-15 ** (i / 99) for i in range(100))
+
+#: ``kernel_products="auto"`` stores ``K`` when it takes at most this many bytes (and at most a
+#: quarter of the device's memory).
+STORED_KERNEL_BYTES = 2**31
+
+_ALTERNATIVE = (
+    "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', kernel_products='on_the_fly')"
+)
+
+
+def stores_kernel(kernel_products: str, X: Array) -> bool:
+    """Whether CGLS stores ``K`` (one evaluation, then two GEMVs per iteration) rather than
+    computing its blocks again in every product (``O(max_entries)`` memory)."""
+    if kernel_products != "auto":
+        return kernel_products == "stored"
+    n = X.shape[0]
+    needed = n * n * (X.dtype.itemsize if hasattr(X.dtype, "itemsize") else 8)
+    limit = device_memory(X)
+    budget = STORED_KERNEL_BYTES if limit is None else min(STORED_KERNEL_BYTES, limit // 4)
+    return needed <= budget
+
+
+def _tikhonov_setup(
+    X: Array, kernel: Kernel, bias: bool, *, owner: str, xp: Any, root: Array | None = None
+) -> Any:
+    """The SVD of ``K̃``: from the factor ``X`` for the linear kernel with fewer features than
+    rows (``O(n d²)``), else from the n × n matrix (``O(n³)``)."""
+    if isinstance(kernel, Linear) and X.shape[1] < X.shape[0]:
+        return tikhonov_problem_from_factor(X, bias=bias, sqrt_weight=root, xp=xp)
+    check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=3)
+    return tikhonov_problem(kernel(X, X), bias=bias, sqrt_weight=root, xp=xp)
+
+
+def _rls_setup(
+    X: Array, kernel: Kernel, bias: str | None, solver: str, *, owner: str, xp: Any, root=None
+) -> Any:
+    count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
+    check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
+    return rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)
+
+
+class KernelRidge(KernelExpansionRegressor):
+    """Exact kernel ridge regression with a bias, regularised in one of Prato & Zanni's three
+    ways: ``f(x) = Σ_i c_i k(x_i, x) + b``.
+
+    - ``method="rls"``: regularised least squares, ``(K + αI) c + b 1 = y`` with ``1ᵀc = 0``
+      (``bias="unpenalized"``, their system (7)); ``(K + 11ᵀ + αI) c = y``, ``b = 1ᵀc``
+      (``bias="penalized"``, system (8): a penalty ``α b²`` too); or ``(K + αI) c = y``
+      (``bias=None``). With ``bias=None`` this is the SLKL paper's KRRn (its λ = 1 is
+      ``alpha=1``) and scikit-learn's ``KernelRidge``.
+    - ``method="tikhonov"``: Tikhonov on the rectangular system ``K̃ c̃ = y``, ``K̃ = [K 1]``,
+      ``c̃ = (c, b)``: ``(K̃ᵀK̃ + αI) c̃ = K̃ᵀy``, from the thin SVD of ``K̃``. For the linear
+      kernel with ``d < n`` the SVD comes from ``[X 1]`` in ``O(n d²)`` without ``n × n``.
+    - ``method="cg"``: ``max_iter`` iterations of CGLS on ``K̃ c̃ = y`` from ``c̃ = 0``; the
+      iteration count is the regulariser (``alpha`` is not used). ``O(t n²)``.
+
+    The three give different estimates. ``alpha`` is scikit-learn's: the papers' ``nλ``. RLS
+    and Tikhonov form the n × n matrix (a clear :class:`MemoryError` if it cannot fit); CGLS
+    may compute its products with ``K`` on the fly in blocks, so that only time grows with
+    ``n²``. For a whole path of ``α`` or ``t`` with leave-one-out, use :class:`KernelRidgeCV`.
+
+    Parameters
+    ----------
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
+    alpha : float, default=1.0
+        The penalty ``α > 0`` of RLS and Tikhonov.
+    method : {"rls", "tikhonov", "cg"}, default="rls"
+    bias : {"unpenalized", "penalized"} or None, default="unpenalized"
+        RLS: system (7), system (8), or no bias. Tikhonov and CG act on ``[K 1]`` for either
+        string (the bias is a coefficient of ``c̃`` there: penalised by Tikhonov, regularised by
+        early stopping in CG) and on ``K`` alone for ``None``.
+    max_iter : int, default=10
+        CG: the number of iterations ``t ≥ 1``.
+    solver : {"auto", "cholesky", "eigh"}, default="auto"
+        RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
+        eigendecomposition of ``K`` (``O(n³)``, about 8× slower, but every other ``α`` after it
+        costs ``O(n²)``: what :class:`KernelRidgeCV` uses).
+    kernel_products : {"auto", "stored", "on_the_fly"}, default="auto"
+        CG: products with a stored ``K``, or with blocks of ``K`` computed again in every
+        product (memory of one block, 32 MiB); ``"auto"`` stores ``K`` when it takes at most
+        2 GiB and a quarter of the device's memory.
+
+    Attributes
+    ----------
+    centres_ : array of shape (n_samples, n_features)
+    dual_coef_ : array of shape (n_samples,) or (n_samples, n_targets)
+    intercept_ : array of shape () or (n_targets,)
+    kernel_ : Kernel
+    n_iter_ : int
+        CG only: the iterations run.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import KernelRidge
+    >>> X = np.linspace(-3, 3, 50)[:, None]
+    >>> model = KernelRidge(alpha=1e-3).fit(X, np.sin(X[:, 0]))
+    >>> bool(abs(model.predict(np.array([[1.0]]))[0] - np.sin(1.0)) < 1e-2)
+    True
+    >>> cg = KernelRidge(method="cg", max_iter=20).fit(X, np.sin(X[:, 0]))
+    >>> bool(abs(cg.predict(np.array([[1.0]]))[0] - np.sin(1.0)) < 1e-2)
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": KERNEL_CONSTRAINT,
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "method": [StrOptions(set(METHODS))],
+        "bias": [StrOptions({"unpenalized", "penalized"}), None],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "solver": [StrOptions({"auto", "cholesky", "eigh"})],
+        "kernel_products": [StrOptions(set(KERNEL_PRODUCTS))],
+    }
+
+    def __init__(
+        self,
+        kernel: Kernel | str | None = None,
+        alpha: float = 1.0,
+        *,
+        method: str = "rls",
+        bias: str | None = "unpenalized",
+        max_iter: int = 10,
+        solver: str = "auto",
+        kernel_products: str = "auto",
+    ) -> None:
+        self.kernel = kernel
+        self.alpha = alpha
+        self.method = method
+        self.bias = bias
+        self.max_iter = max_iter
+        self.solver = solver
+        self.kernel_products = kernel_products
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True  # one factorisation serves every target
+        return tags
+
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidge:
+        """Solve the regularised system of ``method``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights ``w_i ≥ 0`` of the squared errors ``Σ_i w_i (y_i − f(x_i))²``: for RLS
+            the system of (7) becomes ``(K + αW⁻¹) c + b 1 = y``
+            (:func:`lrkl.kernel_ridge.solve_dual`); Tikhonov and CG act on ``S K̃ c̃ = S y``,
+            ``S = diag(√w)``.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
+        owner = type(self).__name__
+        has_bias = self.bias is not None
+        root = None if sample_weight is None else xp.sqrt(sample_weight)
+        if self.method == "rls":
+            solver = "cholesky" if self.solver == "auto" else self.solver
+            problem = _rls_setup(X, kernel, self.bias, solver, owner=owner, xp=xp, root=root)
+            fit = solve_rls(problem, y, float(self.alpha))
+        elif self.method == "tikhonov":
+            problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp, root=root)
+            fit = solve_tikhonov(problem, y, float(self.alpha))
+        else:
+            operator = kernel_operator(
+                X, kernel, store=stores_kernel(self.kernel_products, X), xp=xp
+            )
+            columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
+            paths = [
+                solve_cgls(operator, col, self.max_iter, bias=has_bias, sqrt_weight=root)
+                for col in columns
+            ]
+            coef = [p.coef[-1, :] for p in paths]
+            intercept = [p.intercept[-1] for p in paths]
+            fit = (
+                RidgeCoefficients(coef[0], intercept[0])
+                if y.ndim == 1
+                else RidgeCoefficients(xp.stack(coef, axis=1), xp.stack(intercept))
+            )
+            self.n_iter_ = self.max_iter
+        self._store_fit(X, kernel, fit)
+        return self
+
+    def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
+        self.kernel_ = kernel
+        self.centres_ = X
+        self.dual_coef_, self.intercept_ = fit
+        self.n_features_in_ = X.shape[1]
+
+
+class KernelRidgeCV(KernelRidge):
+    """:class:`KernelRidge` with ``α`` (RLS, Tikhonov) or the iteration count ``t`` (CG) chosen
+    on a whole path, as scikit-learn's ``RidgeCV`` does for linear ridge.
+
+    - RLS and Tikhonov, ``cv=None``: one eigendecomposition of ``K`` (of ``K + 11ᵀ`` for
+      system (8)) or one SVD of ``K̃`` gives every ``α`` of the grid and its exact
+      leave-one-out error, for about the time of one fit by the same factorisation (the
+      grid costs a few GEMMs of ``n × n`` by ``n × 100``). Leaving out a point removes it from
+      the kernel expansion for RLS, and its equation (row of ``K̃``) for Tikhonov.
+    - CG: one CGLS run per fold gives every ``t = 1 … max_iter``; K-fold (``cv=None`` means
+      5 folds).
+    - ``cv`` an int or splitter: K-fold for every method, one factorisation per fold.
+
+    The model kept is the path's point at the chosen value, fitted on all the data (for RLS
+    and Tikhonov it comes from the same factorisation; CG runs again to ``n_iter_``). A choice
+    on an end of the grid gets a warning. Single-output ``y`` only, no sample weights.
+
+    Parameters
+    ----------
+    kernel, method, bias, solver, kernel_products
+        As for :class:`KernelRidge` (``solver`` is not used: paths need the eigendecomposition).
+    alphas : sequence of float, default=None
+        The grid of ``α > 0`` for RLS and Tikhonov; ``None`` means the paper's: ``α = nλ`` for
+        100 values of ``λ`` geometric in ``[1e-10, 1e5]``.
+    max_iter : int, default=50
+        CG: the grid ``t = 1 … max_iter`` (the paper's 50).
+    cv : None, int or cross-validation splitter, default=None
+        ``None``: exact leave-one-out for RLS and Tikhonov, 5-fold for CG; otherwise as in
+        scikit-learn (``KFold`` for an int).
+
+    Attributes
+    ----------
+    alpha_ : float
+        RLS, Tikhonov: the ``α`` with the lowest mean validation MSE.
+    alphas_ : tuple of float
+        RLS, Tikhonov: the grid, largest first.
+    n_iter_ : int
+        CG: the chosen ``t``.
+    n_iters_ : tuple of int
+        CG: the grid ``1 … max_iter``.
+    mse_path_ : tuple of tuple of float
+        Validation MSE, one row per grid value, one column per fold (one for leave-one-out).
+    centres_, dual_coef_, intercept_, kernel_, n_features_in_
+        Of the model at the chosen value, as for :class:`KernelRidge`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import KernelRidgeCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-3, 3, size=(200, 1))
+    >>> y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=200)
+    >>> model = KernelRidgeCV().fit(X, y)
+    >>> len(model.alphas_), bool(model.score(X, y) > 0.95)
+    (100, True)
+    """
+
+    _parameter_constraints: dict = {
+        **KernelRidge._parameter_constraints,
+        "alphas": ["array-like", None],
+        "cv": ["cv_object", None],
+    }
+    del _parameter_constraints["alpha"]
+
+    def __init__(
+        self,
+        kernel: Kernel | str | None = None,
+        *,
+        method: str = "rls",
+        bias: str | None = "unpenalized",
+        alphas: Sequence[float] | None = None,
+        max_iter: int = 50,
+        cv: Any = None,
+        solver: str = "auto",
+        kernel_products: str = "auto",
+    ) -> None:
+        self.kernel = kernel
+        self.method = method
+        self.bias = bias
+        self.alphas = alphas
+        self.max_iter = max_iter
+        self.cv = cv
+        self.solver = solver
+        self.kernel_products = kernel_products
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = False
+        return tags
+
+    def fit(self, X: Array, y: Array, groups: Array | None = None) -> KernelRidgeCV:
+        """Compute the path, choose ``α`` or ``t`` on it, and keep the model there.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,)
+        groups : array of shape (n_samples,), default=None
+            Group labels for a group splitter (``GroupKFold``, ...).
+
+        Returns
+        -------
+        self : KernelRidgeCV
+        """
+        self._validate_params()
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=3)
+        kernel = check_kernel(self.kernel, X)
+        n = X.shape[0]
+        if self.method == "cg":
+            grid = tuple(range(1, self.max_iter + 1))
+            name, advice = "n_iter", "max_iter"
+        elif self.alphas is not None:
+            grid, name, advice = check_grid(self.alphas, name="alphas"), "alpha", "alphas"
+        else:
+            grid, name, advice = tuple(n * lam for lam in PAPER_LAMBDAS), "alpha", "alphas"
+        loo = self.cv is None and self.method != "cg"
+        path = None if self.method == "cg" else self._path(X, y, kernel, grid, loo=loo, xp=xp)
+        if loo:
+            per_fold = [[float(e) for e in to_numpy(path.loo_mse)]]
+        else:
+            splitter = KFold(5) if self.cv is None else check_cv(self.cv)
+            folds = splitter.split(to_numpy(X), to_numpy(y), groups)
+            per_fold = [self._fold_errors(X, y, train, test, grid, xp=xp) for train, test in folds]
+        best, self.mse_path_ = choose_from_grid(
+            type(self).__name__,
+            name,
+            grid,
+            per_fold,
+            top="the strongest regularisation" if name == "alpha" else "the last iterate run",
+            advice=advice,
+        )
+        if self.method == "cg":
+            self.n_iter_, self.n_iters_ = int(best), grid
+            path = self._path(X, y, kernel, grid[: self.n_iter_], loo=False, xp=xp)
+            j = self.n_iter_ - 1
+        else:
+            self.alpha_, self.alphas_ = best, grid
+            j = grid.index(best)
+        self._store_fit(X, kernel, RidgeCoefficients(path.coef[j, :], path.intercept[j]))
+        return self
+
+    def _path(
+        self, X: Array, y: Array, kernel: Kernel, grid: Sequence[float], *, loo: bool, xp: Any
+    ) -> Any:
+        """The fits at every value of ``grid`` (``α``, or ``t = 1 … len(grid)`` for CG)."""
+        owner = type(self).__name__
+        if self.method == "rls":
+            problem = _rls_setup(X, kernel, self.bias, "eigh", owner=owner, xp=xp)
+            return rls_path(problem, y, grid, loo=loo)
+        has_bias = self.bias is not None
+        if self.method == "tikhonov":
+            problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp)
+            return tikhonov_path(problem, y, grid, loo=loo)
+        operator = kernel_operator(X, kernel, store=stores_kernel(self.kernel_products, X), xp=xp)
+        return solve_cgls(operator, y, len(grid), bias=has_bias)
+
+    def _fold_errors(
+        self, X: Array, y: Array, train: Any, test: Any, grid: Sequence[float], *, xp: Any
+    ) -> list[float]:
+        """Validation MSE of the path fitted on ``train``, one value per grid point."""
+        tr = index_array(train.tolist(), xp=xp, device=device_of(X))
+        te = index_array(test.tolist(), xp=xp, device=device_of(X))
+        X_tr, X_te = xp.take(X, tr, axis=0), xp.take(X, te, axis=0)
+        kernel = check_kernel(self.kernel, X_tr)
+        path = self._path(X_tr, xp.take(y, tr, axis=0), kernel, grid, loo=False, xp=xp)
+
+        def block(rows: Array) -> Array:
+            return kernel._evaluate(rows, X_tr, xp=xp)
+
+        fitted = predict_dual(block, X_te, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
+        residual = fitted - xp.take(y, te, axis=0)[:, None]
+        return [float(e) for e in to_numpy(xp.mean(residual * residual, axis=0))]
+
+
+class KernelRidgeSubset(KernelExpansionRegressor):
+    """Exact kernel ridge regression on ``n_columns`` random training points: the SLKL paper's
+    KRRM (RLS, system (7) with ``fit_intercept``, on the kept points).
+
+    Parameters
+    ----------
+    kernel : lrkl.kernels.Kernel, {"rbf", "laplacian", "linear", "poly"} or None, default=None
+        ``None`` means ``Gaussian(gamma="scale")``, the width taken from the training data.
+    n_columns : int, default=None
+        M, the number of points kept; ``None`` means min(n_samples, 1000) (the cost is
+        O(M³ + nM): M is cheap here, and a small subset makes a poor model).
+    alpha : float, default=1.0
+        The ridge penalty α > 0.
+    random_state : int, RandomState or None, default=None
+    fit_intercept : bool, default=True
+        Fit an unpenalised bias (``False``: the paper's model, ``b = 0``).
+
+    Attributes
+    ----------
+    candidates_ : array of shape (M,)
+        Training row numbers kept.
+    centres_ : array of shape (M, n_features)
+    dual_coef_ : array of shape (M,) or (M, n_targets)
+    intercept_ : array of shape () or (n_targets,)
+    kernel_ : Kernel
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import KernelRidgeSubset
+    >>> X = np.linspace(-3, 3, 200)[:, None]
+    >>> model = KernelRidgeSubset(n_columns=40, alpha=1e-3, random_state=0)
+    >>> model.fit(X, np.sin(X[:, 0])).centres_.shape
+    (40, 1)
+    """
+
+    _parameter_constraints: dict = {
+        "kernel": KERNEL_CONSTRAINT,
+        "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        kernel: Kernel | str | None = None,
+        n_columns: int | None = None,
+        alpha: float = 1.0,
+        *,
+        random_state: Any = None,
+        fit_intercept: bool = True,
+    ) -> None:
+        self.kernel = kernel
+        self.n_columns = n_columns
+        self.alpha = alpha
+        self.random_state = random_state
+        self.fit_intercept = fit_intercept
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> KernelRidgeSubset:
+        """Draw M points and solve kernel ridge regression on them.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Weights of the squared errors; those of the M kept points enter the fit.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
+        rows = sample_rows(X.shape[0], M, self.random_state)
+        kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
+        candidates = index_array(rows, xp=xp, device=device_of(X))
+        X = xp.take(X, candidates, axis=0)
+        y = xp.take(y, candidates, axis=0)
+        root = None
+        if sample_weight is not None:
+            root = xp.sqrt(xp.take(sample_weight, candidates, axis=0))
+        bias = "unpenalized" if self.fit_intercept else None
+        problem = _rls_setup(
+            X, kernel, bias, "cholesky", owner=type(self).__name__, xp=xp, root=root
+        )
+        self.dual_coef_, self.intercept_ = solve_rls(problem, y, float(self.alpha))
+        self.kernel_, self.centres_, self.n_features_in_ = kernel, X, X.shape[1]
+        self.candidates_ = candidates
+        return self
