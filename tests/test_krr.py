@@ -1,0 +1,218 @@
+"""KernelRidge and KernelRidgeCV (Prato & Zanni's RLS, Tikhonov and CG) against independent
+dense computations and scikit-learn, on every backend."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
+from sklearn.model_selection import GridSearchCV, KFold, LeaveOneOut
+
+from lrkl import KernelRidge, KernelRidgeCV
+from lrkl._backend import to_numpy
+from lrkl.kernel_ridge import _kernel_ridge
+from lrkl.kernels import Gaussian, Linear
+
+from ._reference import gaussian_kernel
+
+GAMMA = 0.5
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.standard_normal((40, 3))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(40) + 3.0
+    T = rng.standard_normal((7, 3))
+    return X, y, T
+
+
+def _tilde(K):
+    return np.hstack([K, np.ones((K.shape[0], 1))])
+
+
+def _predict(T, X, c, b):
+    return gaussian_kernel(T, X, GAMMA) @ c + b
+
+
+def test_rls_without_bias_is_sklearns_kernel_ridge(backend, data):
+    X, y, T = data
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, bias=None)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    ref = SklearnKernelRidge(alpha=0.3, kernel="rbf", gamma=GAMMA).fit(X, y)
+    np.testing.assert_allclose(
+        to_numpy(model.predict(backend.asarray(T))), ref.predict(T), atol=1e-9
+    )
+
+
+@pytest.mark.parametrize("solver", ["auto", "cholesky", "eigh"])
+def test_rls_penalized_bias_is_system_8(backend, data, solver):
+    X, y, T = data
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, bias="penalized", solver=solver)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    K, n = gaussian_kernel(X, X, GAMMA), len(y)
+    c = np.linalg.solve(K + np.ones((n, n)) + 0.3 * np.eye(n), y)
+    expected = _predict(T, X, c, c.sum())
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(T))), expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("bias", ["penalized", None])
+def test_weighted_tikhonov_solves_its_weighted_normal_equations(backend, data, bias):
+    X, y, T = data
+    w = np.random.default_rng(1).uniform(0, 2, size=len(y))
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, method="tikhonov", bias=bias)
+    model.fit(backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w))
+    K = gaussian_kernel(X, X, GAMMA)
+    Kt = _tilde(K) if bias else K
+    c_tilde = np.linalg.solve(Kt.T @ (w[:, None] * Kt) + 0.3 * np.eye(Kt.shape[1]), Kt.T @ (w * y))
+    expected = _predict(T, X, c_tilde[: len(y)], c_tilde[len(y)] if bias else 0.0)
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(T))), expected, atol=1e-7)
+
+
+def test_tikhonov_linear_kernel_uses_the_factor_and_matches_dense(data):
+    X, y, T = data
+    model = KernelRidge(Linear(), alpha=0.3, method="tikhonov").fit(X, y)
+    Kt = _tilde(X @ X.T)
+    c_tilde = np.linalg.solve(Kt.T @ Kt + 0.3 * np.eye(41), Kt.T @ y)
+    np.testing.assert_allclose(model.predict(T), T @ X.T @ c_tilde[:40] + c_tilde[40], atol=1e-8)
+
+
+def _krylov(A, b, t):
+    """The minimiser of ‖b − A x‖ over span{(AᵀA)^j Aᵀb, j < t} (the t-th CGLS iterate)."""
+    basis = [A.T @ b]
+    for _ in range(t - 1):
+        basis.append(A.T @ (A @ basis[-1]))
+    Q, _ = np.linalg.qr(np.stack(basis, axis=1))
+    return Q @ np.linalg.lstsq(A @ Q, b, rcond=None)[0]
+
+
+@pytest.mark.parametrize("products", ["stored", "on_the_fly"])
+def test_weighted_cg_is_cgls_on_the_weighted_system(backend, data, products):
+    X, y, T = data
+    w = np.random.default_rng(2).uniform(0.5, 2, size=len(y))
+    model = KernelRidge(
+        Gaussian(gamma=GAMMA), method="cg", max_iter=4, kernel_products=products
+    ).fit(backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w))
+    root = np.sqrt(w)
+    c_tilde = _krylov(root[:, None] * _tilde(gaussian_kernel(X, X, GAMMA)), root * y, 4)
+    expected = _predict(T, X, c_tilde[:40], c_tilde[40])
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(T))), expected, rtol=1e-6)
+    assert model.n_iter_ == 4
+
+
+def test_multi_output_is_one_fit_per_target(data):
+    X, y, T = data
+    Y = np.stack([y, np.cos(X[:, 2])], axis=1)
+    for params in ({"method": "rls"}, {"method": "tikhonov"}, {"method": "cg", "max_iter": 5}):
+        both = KernelRidge(Gaussian(gamma=GAMMA), **params).fit(X, Y).predict(T)
+        for j in range(2):
+            one = KernelRidge(Gaussian(gamma=GAMMA), **params).fit(X, Y[:, j]).predict(T)
+            np.testing.assert_allclose(both[:, j], one, atol=1e-9)
+
+
+ALPHAS = (30.0, 3.0, 0.3, 0.03, 0.003)
+
+
+def test_cv_rls_without_bias_matches_sklearns_leave_one_out_search(backend, data):
+    """Exact LOO from one eigendecomposition against 40 refits per α by scikit-learn."""
+    X, y, _ = data
+    model = KernelRidgeCV(Gaussian(gamma=GAMMA), bias=None, alphas=ALPHAS)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    search = GridSearchCV(
+        SklearnKernelRidge(kernel="rbf", gamma=GAMMA),
+        {"alpha": list(ALPHAS)},
+        cv=LeaveOneOut(),
+        scoring="neg_mean_squared_error",
+    ).fit(X, y)
+    expected = -search.cv_results_["mean_test_score"]
+    np.testing.assert_allclose([row[0] for row in model.mse_path_], expected, rtol=1e-7)
+    assert model.alpha_ == search.best_params_["alpha"]
+    assert model.alphas_ == ALPHAS
+    refit = KernelRidge(Gaussian(gamma=GAMMA), alpha=model.alpha_, bias=None).fit(X, y)
+    np.testing.assert_allclose(to_numpy(model.dual_coef_), refit.dual_coef_, atol=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore:KernelRidgeCV chose alpha")  # the grid is small on purpose
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"method": "rls", "bias": "unpenalized"},
+        {"method": "rls", "bias": "penalized"},
+        {"method": "tikhonov", "bias": "penalized"},
+        {"method": "tikhonov", "bias": None},
+    ],
+)
+def test_cv_kfold_path_matches_refits_at_every_alpha(data, params):
+    X, y, _ = data
+    model = KernelRidgeCV(Gaussian(gamma=GAMMA), alphas=ALPHAS, cv=3, **params).fit(X, y)
+    search = GridSearchCV(
+        KernelRidge(Gaussian(gamma=GAMMA), **params),
+        {"alpha": list(ALPHAS)},
+        cv=KFold(3),
+        scoring="neg_mean_squared_error",
+    ).fit(X, y)
+    means = [sum(row) / 3 for row in model.mse_path_]
+    np.testing.assert_allclose(means, -search.cv_results_["mean_test_score"], rtol=1e-6)
+    assert model.alpha_ == search.best_params_["alpha"]
+
+
+def test_cv_cg_chooses_t_by_kfold_refits(backend, data):
+    X, y, _ = data
+    model = KernelRidgeCV(Gaussian(gamma=GAMMA), method="cg", max_iter=6)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "KernelRidgeCV chose n_iter")  # it may be the last
+        model.fit(backend.asarray(X), backend.asarray(y))
+    search = GridSearchCV(
+        KernelRidge(Gaussian(gamma=GAMMA), method="cg"),
+        {"max_iter": list(range(1, 7))},
+        cv=KFold(5),
+        scoring="neg_mean_squared_error",
+    ).fit(X, y)
+    means = [sum(row) / 5 for row in model.mse_path_]
+    np.testing.assert_allclose(means, -search.cv_results_["mean_test_score"], rtol=1e-6)
+    assert model.n_iter_ == search.best_params_["max_iter"]
+    assert model.n_iters_ == tuple(range(1, 7))
+    refit = KernelRidge(Gaussian(gamma=GAMMA), method="cg", max_iter=model.n_iter_).fit(X, y)
+    np.testing.assert_allclose(to_numpy(model.dual_coef_), refit.dual_coef_, rtol=1e-8)
+
+
+def test_cv_default_grid_is_the_papers_and_warns_on_its_end(data):
+    X, y, _ = data
+    model = KernelRidgeCV(Gaussian(gamma=GAMMA)).fit(X, y)
+    assert len(model.alphas_) == 100
+    np.testing.assert_allclose([model.alphas_[0], model.alphas_[-1]], [40 * 1e5, 40 * 1e-10])
+    with pytest.warns(UserWarning, match=r"KernelRidgeCV chose alpha = 100, its largest value"):
+        KernelRidgeCV(Gaussian(gamma=GAMMA), alphas=[100.0, 10.0]).fit(X, np.ones(40) + X[:, 0] * 0)
+
+
+def test_auto_stores_the_kernel_within_the_budget(monkeypatch):
+    X = np.zeros((1000, 2))  # K: 8 MB
+    monkeypatch.setattr(_kernel_ridge, "device_memory", lambda x: 64 * 2**20)
+    assert _kernel_ridge.stores_kernel("auto", X)
+    monkeypatch.setattr(_kernel_ridge, "device_memory", lambda x: 16 * 2**20)
+    assert not _kernel_ridge.stores_kernel("auto", X)  # more than a quarter of the device
+    assert _kernel_ridge.stores_kernel("stored", X)
+    assert not _kernel_ridge.stores_kernel("on_the_fly", X)
+
+
+def test_bad_input_raises_clear_errors(data):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=r"alphas must be a finite number > 0, received -1"):
+        KernelRidgeCV(alphas=[1.0, -1.0]).fit(X, y)
+    with pytest.raises(ValueError, match=r"alphas must be a finite number > 0, received nan"):
+        KernelRidgeCV(alphas=[float("nan")]).fit(X, y)
+    with pytest.raises(ValueError, match=r"'max_iter' parameter of KernelRidge must be an int"):
+        KernelRidge(method="cg", max_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"'alpha' parameter of KernelRidge must be a float"):
+        KernelRidge(alpha=0.0).fit(X, y)
+    with pytest.raises(ValueError, match=r"'method' parameter of KernelRidge must be a str among"):
+        KernelRidge(method="svd").fit(X, y)
+    with pytest.raises(ValueError, match=r"'kernel' parameter of KernelRidgeCV must be"):
+        KernelRidgeCV(kernel=np.eye(3)).fit(X, y)
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        KernelRidge().fit(np.where(X > 2, np.nan, X), y)
+    with pytest.raises(ValueError, match=r"y has 39 samples, X has 40|inconsistent numbers"):
+        KernelRidgeCV().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="MultiOutputRegressor"):
+        KernelRidgeCV().fit(X, np.stack([y, y], axis=1))
