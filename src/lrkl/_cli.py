@@ -12,7 +12,7 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-EXPERIMENTS = ("slkl", "mklaren")
+EXPERIMENTS = ("slkl", "mklaren", "krr")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,6 +1,7 @@
 """Data sets of the papers lrkl reproduces: generators, and loaders of the bundled files."""
 
 from lrkl.datasets._home import get_data_home
+from lrkl.datasets._krr import PRATO_ZANNI_DATASETS, load_prato_zanni
 from lrkl.datasets._mklaren import (
     MKLAREN_DATASETS,
     SENTIMENT_DOMAINS,
@@ -13,6 +14,7 @@ from lrkl.datasets._slkl import RegressionDataset, load_abalone, load_boston, ma
 
 __all__ = [
     "MKLAREN_DATASETS",
+    "PRATO_ZANNI_DATASETS",
     "SENTIMENT_DOMAINS",
     "ProtocolDataset",
     "RegressionDataset",
@@ -21,6 +23,7 @@ __all__ = [
     "load_abalone",
     "load_boston",
     "load_mklaren_protocol",
+    "load_prato_zanni",
     "load_sentiment",
     "make_sinc",
 ]

@@ -54,6 +54,7 @@ __all__ = [
     "KernelRidge",
     "KernelRidgeCV",
     "KernelRidgeSubset",
+    "regularization_path",
 ]
 
 Array = Any
@@ -105,6 +106,32 @@ def _rls_setup(
     count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
     return rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)
+
+
+def regularization_path(
+    X: Array,
+    y: Array,
+    kernel: Kernel,
+    grid: Sequence[float],
+    *,
+    method: str,
+    bias: str | None,
+    kernel_products: str = "auto",
+    loo: bool = False,
+    owner: str = "regularization_path",
+    xp: Any,
+) -> Any:
+    """The fits of ``method`` at every value of ``grid`` (``α``, or ``t = 1 … len(grid)`` for
+    CG) on the training rows ``X``, ``y`` (1-D): ``coef`` (m × n) and ``intercept`` (m,), and
+    the exact leave-one-out errors ``loo_mse`` (RLS, Tikhonov, with ``loo``)."""
+    if method == "rls":
+        problem = _rls_setup(X, kernel, bias, "eigh", owner=owner, xp=xp)
+        return rls_path(problem, y, grid, loo=loo)
+    if method == "tikhonov":
+        problem = _tikhonov_setup(X, kernel, bias is not None, owner=owner, xp=xp)
+        return tikhonov_path(problem, y, grid, loo=loo)
+    operator = kernel_operator(X, kernel, store=stores_kernel(kernel_products, X), xp=xp)
+    return solve_cgls(operator, y, len(grid), bias=bias is not None)
 
 
 class KernelRidge(KernelExpansionRegressor):
@@ -408,17 +435,18 @@ class KernelRidgeCV(KernelRidge):
     def _path(
         self, X: Array, y: Array, kernel: Kernel, grid: Sequence[float], *, loo: bool, xp: Any
     ) -> Any:
-        """The fits at every value of ``grid`` (``α``, or ``t = 1 … len(grid)`` for CG)."""
-        owner = type(self).__name__
-        if self.method == "rls":
-            problem = _rls_setup(X, kernel, self.bias, "eigh", owner=owner, xp=xp)
-            return rls_path(problem, y, grid, loo=loo)
-        has_bias = self.bias is not None
-        if self.method == "tikhonov":
-            problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp)
-            return tikhonov_path(problem, y, grid, loo=loo)
-        operator = kernel_operator(X, kernel, store=stores_kernel(self.kernel_products, X), xp=xp)
-        return solve_cgls(operator, y, len(grid), bias=has_bias)
+        return regularization_path(
+            X,
+            y,
+            kernel,
+            grid,
+            method=self.method,
+            bias=self.bias,
+            kernel_products=self.kernel_products,
+            loo=loo,
+            owner=type(self).__name__,
+            xp=xp,
+        )
 
     def _fold_errors(
         self, X: Array, y: Array, train: Any, test: Any, grid: Sequence[float], *, xp: Any
