@@ -34,3 +34,42 @@ def test_reproduce_mklaren_quick(tmp_path):
         figures += ["figure3_sentiment", "figure5_kitchen"]
     for figure in figures:
         assert (tmp_path / f"{figure}.png").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_reproduce_krr_quick(tmp_path):
+    from lrkl._cli import main
+
+    argv = ["reproduce", "krr", "--quick", "--datasets", "mpg", "triazines", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    report = (tmp_path / "krr.md").read_text(encoding="utf-8")
+    for word in ("RLS (7)", "RLS (8)", "TIKH", "CG", "sklearn KRR", "SVR", "mpg", "triazines"):
+        assert word in report
+    for claim in ("1. 'Regularization", "2. 'TIKH", "3. 'CG is always", "4. 'TIKH and CG"):
+        assert claim in report
+    for figure in ("krr_error_vs_lambda", "krr_error_vs_t"):
+        assert (tmp_path / f"{figure}.png").stat().st_size > 1000
+
+
+def test_prato_zanni_data_sets_have_the_papers_sizes():
+    from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
+
+    sizes = {
+        "abalone": (4177, 8),
+        "bodyfat": (252, 14),
+        "cpusmall": (8192, 12),
+        "housing": (506, 13),
+        "mg": (1385, 6),
+        "mpg": (392, 7),
+        "space_ga": (3107, 6),
+        "triazines": (186, 60),
+    }
+    assert tuple(PRATO_ZANNI_DATASETS) == tuple(sizes)
+    for name, shape in sizes.items():
+        data = load_prato_zanni(name)
+        assert data.X.shape == shape and data.y.shape == (shape[0],)
+        assert data.n_train + data.n_test == shape[0]
+        assert abs(data.n_train - 2 * shape[0] / 3) < 1
+        assert abs(data.X.mean(axis=0)).max() < 1e-10
+    with pytest.raises(ValueError, match="name must be one of"):
+        load_prato_zanni("boston")

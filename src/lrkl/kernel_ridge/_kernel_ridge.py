@@ -18,7 +18,7 @@ from typing import Any
 
 from sklearn.model_selection import KFold, check_cv
 
-from lrkl._backend import device_memory, device_of, index_array, to_numpy
+from lrkl._backend import device_memory, device_of, get_namespace, index_array, to_numpy
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -83,7 +83,7 @@ def stores_kernel(kernel_products: str, X: Array) -> bool:
     if kernel_products != "auto":
         return kernel_products == "stored"
     n = X.shape[0]
-    needed = n * n * (X.dtype.itemsize if hasattr(X.dtype, "itemsize") else 8)
+    needed = n * n * (get_namespace(X).finfo(X.dtype).bits // 8)
     limit = device_memory(X)
     budget = STORED_KERNEL_BYTES if limit is None else min(STORED_KERNEL_BYTES, limit // 4)
     return needed <= budget
@@ -101,8 +101,16 @@ def _tikhonov_setup(
 
 
 def _rls_setup(
-    X: Array, kernel: Kernel, bias: str | None, solver: str, *, owner: str, xp: Any, root=None
+    X: Array,
+    kernel: Kernel,
+    bias: str | None,
+    solver: str,
+    *,
+    owner: str,
+    xp: Any,
+    root: Array | None = None,
 ) -> Any:
+    """The RLS problem on ``K = k(X, X)``, after checking that the matrices it forms fit."""
     count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
     return rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)

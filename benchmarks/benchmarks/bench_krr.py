@@ -1,0 +1,99 @@
+"""Prato & Zanni's regularised KRR: fit and path time per method against n, the path against
+one α, time per CG iteration with a stored K and on the fly, and CG's peak memory on the fly.
+
+The whole suite takes about two minutes on 2 cores. The target ratios themselves (against
+scikit-learn and the full SVD at n = 8192) and CG's memory at n = 10⁵ (one iteration there
+takes minutes on 2 cores) are measured by ``benchmarks/scripts/krr_targets.py``.
+"""
+
+from __future__ import annotations
+
+from lrkl import KernelRidge
+from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, regularization_path
+from lrkl.kernel_ridge._regularization import kernel_operator, solve_cgls
+from lrkl.kernels import Gaussian
+
+from .common import OnBackend
+from .datasets import smooth_regression
+
+KERNEL = Gaussian(gamma=0.125)
+
+
+class Fit(OnBackend):
+    """One fit, or a whole path, on n rows (Gaussian kernel, 8 features).
+
+    rls-cholesky: one α by a Cholesky factorisation (``KernelRidge()``); rls-one / rls-path:
+    one α / the paper's 100 α with exact leave-one-out, both from one eigendecomposition;
+    tikhonov-path: the 100 α with LOO from the SVD of [K 1]; cg-50: CGLS's 50 iterates.
+    """
+
+    params = (
+        [1_000, 4_000],
+        ["rls-cholesky", "rls-one", "rls-path", "tikhonov-path", "cg-50"],
+        ["numpy", "cupy"],
+    )
+    param_names = ["n", "method", "backend"]
+    number = 1
+    repeat = 1
+    rounds = 1
+    timeout = 300
+
+    def setup(self, n, method, backend):
+        self.use_backend(backend)
+        self.X, self.y = self.to_backend(*smooth_regression(n))
+        grid = tuple(n * lam for lam in PAPER_LAMBDAS)
+        self.grid = {"rls-one": grid[50:51], "cg-50": tuple(range(1, 51))}.get(method, grid)
+
+    def time_fit(self, n, method, backend):
+        if method == "rls-cholesky":
+            KernelRidge(KERNEL, alpha=self.grid[50]).fit(self.X, self.y)
+        else:
+            kind = method.split("-")[0]
+            regularization_path(
+                self.X,
+                self.y,
+                KERNEL,
+                self.grid,
+                method=kind,
+                bias="unpenalized",
+                loo=kind != "cg",
+                xp=self.xp,
+            )
+        self.sync()
+
+
+class CGIteration(OnBackend):
+    """One CGLS iteration (two products with K) at n = 10⁴: stored K (0.8 GB) or on the fly in
+    32 MiB blocks."""
+
+    params = (["stored", "on_the_fly"], ["numpy", "cupy"])
+    param_names = ["products", "backend"]
+    number = 1
+    repeat = 2
+    timeout = 300
+
+    def setup(self, products, backend):
+        self.use_backend(backend)
+        X, self.y = self.to_backend(*smooth_regression(10_000))
+        self.operator = kernel_operator(X, KERNEL, store=products == "stored", xp=self.xp)
+
+    def time_iteration(self, products, backend):
+        solve_cgls(self.operator, self.y, 1)
+        self.sync()
+
+
+class CGMemory:
+    """Peak memory of CGLS on the fly at n = 2·10⁴ (K would take 3.2 GB): one iteration, since
+    the memory grows with neither t nor, beyond O(n), with n."""
+
+    timeout = 600
+
+    def setup(self):
+        import array_api_compat.numpy as xp
+
+        X, y = smooth_regression(20_000)
+        self.operator = kernel_operator(X, KERNEL, store=False, xp=xp)
+        self.y = y
+
+    def peakmem_cg_on_the_fly(self):
+        solve_cgls(self.operator, self.y, 1)
