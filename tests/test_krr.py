@@ -10,10 +10,9 @@ import pytest
 from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.model_selection import GridSearchCV, KFold, LeaveOneOut
 
-from lrkl import KernelRidge, KernelRidgeCV
+from lrkl import KernelRidge, KernelRidgeCV, kernels
 from lrkl._backend import to_numpy
-from lrkl.kernel_ridge import _kernel_ridge
-from lrkl.kernels import Gaussian, Linear
+from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Gaussian, Linear
 
 from ._reference import gaussian_kernel
 
@@ -87,13 +86,13 @@ def _krylov(A, b, t):
     return Q @ np.linalg.lstsq(A @ Q, b, rcond=None)[0]
 
 
-@pytest.mark.parametrize("products", ["stored", "on_the_fly"])
+@pytest.mark.parametrize("products", ["precomputed", "on_the_fly"])
 def test_weighted_cg_is_cgls_on_the_weighted_system(backend, data, products):
     X, y, T = data
     w = np.random.default_rng(2).uniform(0.5, 2, size=len(y))
-    model = KernelRidge(
-        Gaussian(gamma=GAMMA), method="cg", max_iter=4, kernel_products=products
-    ).fit(backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w))
+    model = KernelRidge(Gaussian(gamma=GAMMA), method="cg", max_iter=4, columns=products).fit(
+        backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w)
+    )
     root = np.sqrt(w)
     c_tilde = _krylov(root[:, None] * _tilde(gaussian_kernel(X, X, GAMMA)), root * y, 4)
     expected = _predict(T, X, c_tilde[:40], c_tilde[40])
@@ -188,12 +187,14 @@ def test_cv_default_grid_is_the_papers_and_warns_on_its_end(data):
 
 def test_auto_stores_the_kernel_within_the_budget(monkeypatch):
     X = np.zeros((1000, 2))  # K: 8 MB
-    monkeypatch.setattr(_kernel_ridge, "device_memory", lambda x: 64 * 2**20)
-    assert _kernel_ridge.stores_kernel("auto", X)
-    monkeypatch.setattr(_kernel_ridge, "device_memory", lambda x: 16 * 2**20)
-    assert not _kernel_ridge.stores_kernel("auto", X)  # more than a quarter of the device
-    assert _kernel_ridge.stores_kernel("stored", X)
-    assert not _kernel_ridge.stores_kernel("on_the_fly", X)
+    n_entries, budget = 1000**2, DEFAULT_MEMORY_BUDGET
+    monkeypatch.setattr(kernels, "device_memory", lambda x: 64 * 2**20)
+    assert kernels.precompute_columns("auto", n_entries, X, budget)
+    assert not kernels.precompute_columns("auto", n_entries, X, 4 * 2**20)  # over the budget
+    monkeypatch.setattr(kernels, "device_memory", lambda x: 16 * 2**20)
+    assert not kernels.precompute_columns("auto", n_entries, X, budget)  # > ¼ of the device
+    assert kernels.precompute_columns("precomputed", n_entries, X, budget)
+    assert not kernels.precompute_columns("on_the_fly", n_entries, X, budget)
 
 
 def test_bad_input_raises_clear_errors(data):

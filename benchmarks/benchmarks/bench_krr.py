@@ -63,10 +63,10 @@ class Fit(OnBackend):
 
 
 class CGIteration(OnBackend):
-    """One CGLS iteration (two products with K) at n = 10⁴: stored K (0.8 GB) or on the fly in
+    """One CGLS iteration (two products with K) at n = 10⁴: K precomputed (0.8 GB) or on the fly in
     32 MiB blocks."""
 
-    params = (["stored", "on_the_fly"], ["numpy", "cupy"])
+    params = (["precomputed", "on_the_fly"], ["numpy", "cupy"])
     param_names = ["products", "backend"]
     number = 1
     repeat = 2
@@ -75,7 +75,7 @@ class CGIteration(OnBackend):
     def setup(self, products, backend):
         self.use_backend(backend)
         X, self.y = self.to_backend(*smooth_regression(10_000))
-        self.operator = kernel_operator(X, KERNEL, store=products == "stored", xp=self.xp)
+        self.operator = kernel_operator(X, KERNEL, store=products == "precomputed", xp=self.xp)
 
     def time_iteration(self, products, backend):
         solve_cgls(self.operator, self.y, 1)

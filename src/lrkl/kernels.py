@@ -32,11 +32,13 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, get_namespace
+from lrkl._backend import check_array, device_memory, get_namespace
 from lrkl._checks import check_number, check_option
 
 __all__ = [
+    "COLUMNS",
     "DEFAULT_MAX_ENTRIES",
+    "DEFAULT_MEMORY_BUDGET",
     "KERNEL_NAMES",
     "Gaussian",
     "Kernel",
@@ -45,6 +47,7 @@ __all__ = [
     "Polynomial",
     "Precomputed",
     "kernel_from_name",
+    "precompute_columns",
     "row_slices",
 ]
 
@@ -52,6 +55,26 @@ Array = Any
 
 #: Default budget of a kernel block: 2**22 entries, 32 MiB in float64.
 DEFAULT_MAX_ENTRIES = 2**22
+
+#: Where an algorithm's kernel columns come from: computed once and kept, or computed again in
+#: blocks of :data:`DEFAULT_MAX_ENTRIES` whenever they are needed; ``"auto"`` decides by size.
+COLUMNS = ("auto", "precomputed", "on_the_fly")
+
+#: Default memory budget (bytes) of precomputed kernel columns under ``columns="auto"``.
+DEFAULT_MEMORY_BUDGET = 2**30
+
+
+def precompute_columns(columns: str, n_entries: int, X: Array, memory_budget: int) -> bool:
+    """Whether ``columns`` (one of :data:`COLUMNS`) keeps ``n_entries`` kernel values in memory:
+    always for ``"precomputed"``, never for ``"on_the_fly"``, and for ``"auto"`` when they take
+    at most ``memory_budget`` bytes in X's dtype and at most a quarter of the memory of X's
+    device."""
+    check_option(columns, COLUMNS, name="columns")
+    if columns != "auto":
+        return columns == "precomputed"
+    needed = n_entries * (get_namespace(X).finfo(X.dtype).bits // 8)
+    limit = device_memory(X)
+    return needed <= (memory_budget if limit is None else min(memory_budget, limit // 4))
 
 
 def row_slices(n_rows: int, n_cols: int, max_entries: int = DEFAULT_MAX_ENTRIES) -> Iterator[slice]:

@@ -45,8 +45,7 @@ from lrkl.experiments._common import (
     progress,
     require_plotting,
 )
-from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, regularization_path
-from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, path_mse, regularization_path
 from lrkl.kernels import Gaussian, Kernel, Linear
 
 DESCRIPTION = "Regularised KRR with a bias (Prato & Zanni 2012): errors, times, curves, verdicts"
@@ -111,18 +110,6 @@ def _kernel(name: str, sigma2: float) -> Kernel:
     return Linear() if name == "linear" else Gaussian(sigma2=sigma2)
 
 
-def _test_curve(path: Any, kernel: Kernel, X_tr: Any, X_te: Any, y_te: np.ndarray, xp: Any):
-    """Test MSE at every point of a path."""
-
-    def block(rows: Any) -> Any:
-        return kernel(rows, X_tr)
-
-    fitted = to_numpy(
-        predict_dual(block, X_te, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
-    )
-    return np.mean((fitted - y_te[:, None]) ** 2, axis=0)
-
-
 def _one_split(data: Any, split: int, kernel_name: str, cap: int | None, quick: bool, env) -> dict:
     """Errors, times and curves of every method on one split with one kernel."""
     xp, device, timer = env
@@ -150,7 +137,9 @@ def _one_split(data: Any, split: int, kernel_name: str, cap: int | None, quick: 
             loo=method != "cg",
             xp=xp,
         )
-        curve = _test_curve(path, kernel, Xb, Tb, y_te, xp)
+        curve = to_numpy(
+            path_mse(path, kernel, Xb, Tb, from_host(y_te, xp=xp, device=device), xp=xp)
+        )
         if method == "cg":
             search = KernelRidgeCV(kernel, method="cg", max_iter=CG_ITERATIONS)
             model, chosen_seconds = timer(search.fit, Xb, yb)

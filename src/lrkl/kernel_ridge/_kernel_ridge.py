@@ -18,7 +18,7 @@ from typing import Any
 
 from sklearn.model_selection import KFold, check_cv
 
-from lrkl._backend import device_memory, device_of, get_namespace, index_array, to_numpy
+from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -45,15 +45,15 @@ from lrkl.kernel_ridge._regularization import (
     tikhonov_problem_from_factor,
 )
 from lrkl.kernel_ridge._solvers import RidgeCoefficients
-from lrkl.kernels import Kernel, Linear
+from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, Linear, precompute_columns
 
 __all__ = [
-    "KERNEL_PRODUCTS",
     "METHODS",
     "PAPER_LAMBDAS",
     "KernelRidge",
     "KernelRidgeCV",
     "KernelRidgeSubset",
+    "path_mse",
     "regularization_path",
 ]
 
@@ -62,31 +62,29 @@ Array = Any
 #: Prato & Zanni's regularisations.
 METHODS = ("rls", "tikhonov", "cg")
 
-#: Where CGLS takes its products with ``K`` from.
-KERNEL_PRODUCTS = ("auto", "stored", "on_the_fly")
-
 #: The paper's grid: 100 values of λ geometric in [1e-10, 1e5], largest first (``α = nλ``).
 PAPER_LAMBDAS = tuple(1e5 * 1e-15 ** (i / 99) for i in range(100))
 
-#: ``kernel_products="auto"`` stores ``K`` when it takes at most this many bytes (and at most a
-#: quarter of the device's memory).
-STORED_KERNEL_BYTES = 2**31
-
-_ALTERNATIVE = (
-    "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', kernel_products='on_the_fly')"
-)
+_ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns='on_the_fly')"
 
 
-def stores_kernel(kernel_products: str, X: Array) -> bool:
-    """Whether CGLS stores ``K`` (one evaluation, then two GEMVs per iteration) rather than
-    computing its blocks again in every product (``O(max_entries)`` memory)."""
-    if kernel_products != "auto":
-        return kernel_products == "stored"
-    n = X.shape[0]
-    needed = n * n * (get_namespace(X).finfo(X.dtype).bits // 8)
-    limit = device_memory(X)
-    budget = STORED_KERNEL_BYTES if limit is None else min(STORED_KERNEL_BYTES, limit // 4)
-    return needed <= budget
+def _operator(X: Array, kernel: Kernel, columns: str, memory_budget: int, *, xp: Any) -> Any:
+    """CGLS's products with ``K``: from ``K`` precomputed (one evaluation, then two GEMVs per
+    iteration) or from its blocks computed again in every product (memory of one block)."""
+    store = precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
+    return kernel_operator(X, kernel, store=store, xp=xp)
+
+
+def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, xp: Any) -> Array:
+    """Mean squared error on ``(X, y)`` of every fit of a path on ``X_train``: shape (m,),
+    predictions in kernel blocks."""
+
+    def block(rows: Array) -> Array:
+        return kernel._evaluate(rows, X_train, xp=xp)
+
+    fitted = predict_dual(block, X, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
+    residual = fitted - y[:, None]
+    return xp.mean(residual * residual, axis=0)
 
 
 def _tikhonov_setup(
@@ -124,7 +122,8 @@ def regularization_path(
     *,
     method: str,
     bias: str | None,
-    kernel_products: str = "auto",
+    columns: str = "auto",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
     loo: bool = False,
     owner: str = "regularization_path",
     xp: Any,
@@ -138,7 +137,7 @@ def regularization_path(
     if method == "tikhonov":
         problem = _tikhonov_setup(X, kernel, bias is not None, owner=owner, xp=xp)
         return tikhonov_path(problem, y, grid, loo=loo)
-    operator = kernel_operator(X, kernel, store=stores_kernel(kernel_products, X), xp=xp)
+    operator = _operator(X, kernel, columns, memory_budget, xp=xp)
     return solve_cgls(operator, y, len(grid), bias=bias is not None)
 
 
@@ -179,10 +178,13 @@ class KernelRidge(KernelExpansionRegressor):
         RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
         eigendecomposition of ``K`` (``O(n³)``, about 8× slower, but every other ``α`` after it
         costs ``O(n²)``: what :class:`KernelRidgeCV` uses).
-    kernel_products : {"auto", "stored", "on_the_fly"}, default="auto"
-        CG: products with a stored ``K``, or with blocks of ``K`` computed again in every
-        product (memory of one block, 32 MiB); ``"auto"`` stores ``K`` when it takes at most
-        2 GiB and a quarter of the device's memory.
+    columns : {"auto", "precomputed", "on_the_fly"}, default="auto"
+        CG: products with ``K`` precomputed, or with blocks of ``K`` computed again in every
+        product (memory of one block, 32 MiB); ``"auto"`` precomputes ``K`` when it fits
+        ``memory_budget`` and a quarter of the device's memory
+        (:func:`lrkl.kernels.precompute_columns`, as SLKL's ``columns``).
+    memory_budget : int, default=2**30
+        CG: bytes ``columns="auto"`` allows for ``K``.
 
     Attributes
     ----------
@@ -214,7 +216,8 @@ class KernelRidge(KernelExpansionRegressor):
         "bias": [StrOptions({"unpenalized", "penalized"}), None],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "solver": [StrOptions({"auto", "cholesky", "eigh"})],
-        "kernel_products": [StrOptions(set(KERNEL_PRODUCTS))],
+        "columns": [StrOptions(set(COLUMNS))],
+        "memory_budget": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -226,7 +229,8 @@ class KernelRidge(KernelExpansionRegressor):
         bias: str | None = "unpenalized",
         max_iter: int = 10,
         solver: str = "auto",
-        kernel_products: str = "auto",
+        columns: str = "auto",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.kernel = kernel
         self.alpha = alpha
@@ -234,7 +238,8 @@ class KernelRidge(KernelExpansionRegressor):
         self.bias = bias
         self.max_iter = max_iter
         self.solver = solver
-        self.kernel_products = kernel_products
+        self.columns = columns
+        self.memory_budget = memory_budget
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -273,9 +278,7 @@ class KernelRidge(KernelExpansionRegressor):
             problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp, root=root)
             fit = solve_tikhonov(problem, y, float(self.alpha))
         else:
-            operator = kernel_operator(
-                X, kernel, store=stores_kernel(self.kernel_products, X), xp=xp
-            )
+            operator = _operator(X, kernel, self.columns, self.memory_budget, xp=xp)
             columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
             paths = [
                 solve_cgls(operator, col, self.max_iter, bias=has_bias, sqrt_weight=root)
@@ -318,7 +321,7 @@ class KernelRidgeCV(KernelRidge):
 
     Parameters
     ----------
-    kernel, method, bias, solver, kernel_products
+    kernel, method, bias, solver, columns, memory_budget
         As for :class:`KernelRidge` (``solver`` is not used: paths need the eigendecomposition).
     alphas : sequence of float, default=None
         The grid of ``α > 0`` for RLS and Tikhonov; ``None`` means the paper's: ``α = nλ`` for
@@ -373,7 +376,8 @@ class KernelRidgeCV(KernelRidge):
         max_iter: int = 50,
         cv: Any = None,
         solver: str = "auto",
-        kernel_products: str = "auto",
+        columns: str = "auto",
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.kernel = kernel
         self.method = method
@@ -382,7 +386,8 @@ class KernelRidgeCV(KernelRidge):
         self.max_iter = max_iter
         self.cv = cv
         self.solver = solver
-        self.kernel_products = kernel_products
+        self.columns = columns
+        self.memory_budget = memory_budget
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -450,7 +455,8 @@ class KernelRidgeCV(KernelRidge):
             grid,
             method=self.method,
             bias=self.bias,
-            kernel_products=self.kernel_products,
+            columns=self.columns,
+            memory_budget=self.memory_budget,
             loo=loo,
             owner=type(self).__name__,
             xp=xp,
@@ -465,13 +471,8 @@ class KernelRidgeCV(KernelRidge):
         X_tr, X_te = xp.take(X, tr, axis=0), xp.take(X, te, axis=0)
         kernel = check_kernel(self.kernel, X_tr)
         path = self._path(X_tr, xp.take(y, tr, axis=0), kernel, grid, loo=False, xp=xp)
-
-        def block(rows: Array) -> Array:
-            return kernel._evaluate(rows, X_tr, xp=xp)
-
-        fitted = predict_dual(block, X_te, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
-        residual = fitted - xp.take(y, te, axis=0)[:, None]
-        return [float(e) for e in to_numpy(xp.mean(residual * residual, axis=0))]
+        mse = path_mse(path, kernel, X_tr, X_te, xp.take(y, te, axis=0), xp=xp)
+        return [float(e) for e in to_numpy(mse)]
 
 
 class KernelRidgeSubset(KernelExpansionRegressor):

@@ -55,7 +55,14 @@ from threadpoolctl import ThreadpoolController
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
 from lrkl._linalg import solve
-from lrkl.kernels import DEFAULT_MAX_ENTRIES, Kernel, row_slices
+from lrkl.kernels import (
+    COLUMNS,
+    DEFAULT_MAX_ENTRIES,
+    DEFAULT_MEMORY_BUDGET,
+    Kernel,
+    precompute_columns,
+    row_slices,
+)
 
 __all__ = [
     "MODES",
@@ -72,12 +79,8 @@ __all__ = [
 Array = Any
 
 MODES = ("auto", "direct", "gram")
-COLUMNS = ("auto", "precomputed", "on_the_fly")
 SELECTIONS = ("random", "cyclic", "greedy")
 STEPS = ("newton", "exact", "paper")
-
-#: Default memory budget (bytes) of ``mode="auto"`` for the M×M Gram matrix or the n×M columns.
-DEFAULT_MEMORY_BUDGET = 2**30
 
 
 class SLKLState(NamedTuple):
@@ -297,7 +300,7 @@ def slkl_problem(
         The form (see the module docstring); ``auto`` uses :func:`choose_mode`.
     columns : {"auto", "precomputed", "on_the_fly"}
         Direct form only: keep all M columns (memory O(nM)) or evaluate them when needed
-        (memory O(n·m0)); ``auto`` precomputes when n·M entries fit ``memory_budget``.
+        (memory O(n·m0)); ``auto``: :func:`lrkl.kernels.precompute_columns`.
     memory_budget : int
         Bytes allowed for the M×M Gram matrix or the n×M columns.
     max_entries : int
@@ -323,9 +326,7 @@ def slkl_problem(
     centres = xp.take(X, idx, axis=0)
     k_diag = kernel._diag(centres, xp=xp)
     scale = 1.0 / xp.sqrt(k_diag)
-    keep = mode == "direct" and (
-        columns == "precomputed" or (columns == "auto" and n * M * itemsize <= memory_budget)
-    )
+    keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
     b = xp.zeros(M, dtype=X.dtype, device=device)
     diag_B = xp.zeros(M, dtype=X.dtype, device=device)
     column_sum = xp.zeros(M, dtype=X.dtype, device=device)
