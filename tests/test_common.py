@@ -15,6 +15,7 @@ from lrkl import (
     KernelRidge,
     KernelRidgeCV,
     KernelRidgeSubset,
+    LowRankMKLClassifier,
     LowRankRidge,
     LowRankRidgeCV,
     MklarenRegressor,
@@ -52,6 +53,8 @@ ESTIMATORS = [
     UniformKernelRidge(TWO_KERNELS),
     *(AlignmentKernelRidge(TWO_KERNELS, method=m) for m in ("align", "alignf", "alignfc")),
     MklarenRegressor(n_components=10, lookahead=5),
+    LowRankMKLClassifier(TWO_KERNELS, rank=5, random_state=0),
+    LowRankMKLClassifier(TWO_KERNELS, rank=5, p=1.2, solver="gfb_naive", random_state=0),
 ]
 
 
@@ -112,6 +115,7 @@ INVALID = [
     (UniformKernelRidge, {"fit_intercept": 1.5}),
     (AlignmentKernelRidge, {"method": "best"}),
     (MklarenRegressor, {"lookahead": 0}),
+    (LowRankMKLClassifier, {"p": 0.5}),
 ]
 
 

@@ -1,6 +1,6 @@
 """lrkl: low-rank kernel learning on any array-API backend (NumPy, CuPy, PyTorch)."""
 
-from lrkl import kernels, lowrank
+from lrkl import kernels, lowrank, lpmkl
 from lrkl.alignment import AlignmentKernelRidge
 from lrkl.kernel_ridge import (
     KernelRidge,
@@ -10,6 +10,7 @@ from lrkl.kernel_ridge import (
     LowRankRidgeCV,
     UniformKernelRidge,
 )
+from lrkl.lpmkl import LowRankMKLClassifier
 from lrkl.mklaren import MklarenRegressor
 from lrkl.slkl import SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_path
 
@@ -18,6 +19,7 @@ __all__ = [
     "KernelRidge",
     "KernelRidgeCV",
     "KernelRidgeSubset",
+    "LowRankMKLClassifier",
     "LowRankRidge",
     "LowRankRidgeCV",
     "MklarenRegressor",
@@ -27,6 +29,7 @@ __all__ = [
     "UniformRankOneRidge",
     "kernels",
     "lowrank",
+    "lpmkl",
     "slkl_path",
 ]
 __version__ = "0.1.0.dev0"

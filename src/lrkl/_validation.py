@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from array_api_compat import is_array_api_obj
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import (
     HasMethods,
@@ -35,8 +36,10 @@ from lrkl._backend import (
     device_of,
     ensure_array,
     get_namespace,
+    host_namespace,
     move_to,
     same_place,
+    to_numpy,
 )
 from lrkl._checks import check_number
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
@@ -49,6 +52,7 @@ __all__ = [
     "StrOptions",
     "check_X",
     "check_X_y",
+    "check_classification_X_y",
     "check_dense_kernel_size",
     "check_grid",
     "check_kernel",
@@ -227,6 +231,37 @@ def check_X_y(
         msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)
     return xp, X, y
+
+
+def check_classification_X_y(X: Any, y: Any, *, owner: Any) -> tuple[ModuleType, Array, Any, Any]:
+    """Namespace, ``X`` (n × d), the sorted class labels and each sample's class number.
+
+    The labels may be numbers or strings, in any array library or a list; they are read on the
+    host (``y`` is small), so ``classes`` and ``codes`` are NumPy arrays. At least two classes
+    are required.
+    """
+    from sklearn.utils.multiclass import check_classification_targets
+    from sklearn.utils.validation import column_or_1d
+
+    name = _name(owner)
+    if y is None:
+        msg = f"{name} requires y to be passed, but the target y is None"
+        raise ValueError(msg)
+    xp, X = check_X(X, owner=owner)
+    labels = to_numpy(y) if is_array_api_obj(y) else y
+    labels = column_or_1d(labels, warn=True)
+    if labels.dtype.kind == "f" and not bool(
+        host_namespace().all(host_namespace().isfinite(labels))
+    ):
+        msg = "y must contain only finite values, received NaN or infinity"
+        raise ValueError(msg)
+    check_classification_targets(labels)
+    classes, codes = host_namespace().unique_inverse(labels)
+    check_consistent_length(X=X, y=codes)
+    if classes.shape[0] < 2:
+        msg = f"{name} needs samples of at least 2 classes, received 1 class: {classes.tolist()!r}"
+        raise ValueError(msg)
+    return xp, X, classes, codes
 
 
 def check_sample_weight(sample_weight: Any, X: Array, *, owner: Any) -> Array | None:

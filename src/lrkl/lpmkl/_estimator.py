@@ -1,0 +1,281 @@
+"""``LowRankMKLClassifier``: ℓp-norm MKL over low-rank kernels (Rakotomamonjy & Chanda)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from lrkl._backend import device_of, from_host, get_namespace, to_numpy
+from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
+from lrkl._validation import (
+    Interval,
+    StrOptions,
+    check_classification_X_y,
+    check_predict_X,
+)
+from lrkl.kernels import Kernel
+from lrkl.lowrank._features import LowRankFeatures
+from lrkl.lpmkl._gfb import svm_problem
+from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLState, lp_mkl
+
+__all__ = ["LowRankMKLClassifier"]
+
+Array = Any
+
+
+class LowRankMKLClassifier(LRKLClassifier):
+    """ℓp-norm multiple kernel learning with low-rank kernels (Rakotomamonjy & Chanda): an SVM
+    on ``Σ_k d_k V_k V_kᵀ`` whose kernel weights ``d`` (``‖d‖_p ≤ 1``) are learned with it.
+
+    Each kernel ``K_k`` is replaced by a rank-``R`` factor ``V_k`` (Nyström by default, the
+    paper's ``V_k = C_k L_k D_k^{−1/2}`` on ``n_landmarks`` uniformly drawn points shared by all
+    kernels), and the fit alternates (Algorithm 1):
+
+    1. the SVM dual (4) for fixed ``d``, solved in its split form (6) by generalized
+       forward-backward splitting (``solver="gfb"``, Algorithm 2 with Raguet et al.'s update of
+       every auxiliary variable), warm-started from the previous solve;
+    2. the closed-form ℓp weight update, eq. (3) with ``‖f_k‖² = d_k² αᵀYK_kYα`` (the paper's
+       eq. (5) misses a factor ``d_k``: :ref:`lpmkl-erratum`);
+
+    until the weights change by less than ``weight_tol`` (the paper's 1e-4). Each GFB iteration
+    costs two passes over the ``n × R·m`` features; no ``n × n`` matrix is formed. The intercept
+    comes from the KKT conditions; more than two classes are fitted one-vs-rest, each class
+    with its own weights.
+
+    Parameters
+    ----------
+    kernels : list of Kernel, default=None
+        The kernels (Kernel objects or names); ``None`` means seven Gaussian kernels
+        ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``.
+    rank : int, list of int or None, default=None
+        ``R``, columns per kernel (one for all, or one per kernel); ``None`` means
+        min(n_samples, 100).
+    n_landmarks : int, default=None
+        ``N_n ≥ rank`` landmarks of the Nyström factors; ``None`` means ``N_n = R`` and
+        ``V_k = C_k W_k^{−1/2}``, the same kernel ``C_k W_k^{−1} C_kᵀ`` as the paper's form.
+    p : float, default=2.0
+        The norm of the weight constraint, ``p ≥ 1``: ``p = 1`` gives sparse weights, large
+        ``p`` nearly uniform ones.
+    C : float, default=1.0
+        The SVM's penalty on margin violations (the paper's experiments use 1000).
+    method : {"nystrom", "icd", "csi"}, default="nystrom"
+        The low-rank approximation (:class:`lrkl.lowrank.LowRankFeatures`); CSI uses the ±1
+        labels (the first class's for more than two).
+    solver : {"gfb", "gfb_naive", "interior_point", "liblinear"}, default="gfb"
+        The SVM solver: GFB on the paper's ``m + 2`` constraint sets; GFB on one affine set of
+        all ``R·m + 1`` equalities (its ``(R·m + 1)²`` system factorised per weight update, for
+        comparison); Clarabel's interior-point method on (6) (``pip install clarabel``); or
+        scikit-learn's ``LinearSVC`` on the stacked ``√d_k V_k`` (hinge loss, its intercept
+        lightly regularised). The last two run on NumPy arrays only.
+    tol : float, default=1e-6
+        The SVM stops when its objective changes by less than ``tol`` relative to its value
+        in one iteration (the interior-point and liblinear solvers take it as their own
+        tolerance). The paper's 1e-4 stops GFB far from the optimum: on 1500 samples, 7
+        kernels, its MKL objective ends 9 % above the optimum's and its accuracy 2 points lower.
+    weight_tol : float, default=1e-4
+        The MKL loop stops when no weight changes by more than ``weight_tol`` (the paper's).
+    max_iter : int, default=3000
+        Iterations of each SVM solve (the paper: 3000).
+    max_outer_iter : int, default=500
+        Weight updates (``p = 1`` can take a few hundred: its weights approach sparsity
+        geometrically).
+    eta : float, default=0.0
+        Remark 1's ``η/2 ‖α‖²`` added to the SVM objective (strong convexity).
+    random_state : int, RandomState or None, default=None
+        Seed of the Nyström landmarks.
+    callback : callable, default=None
+        ``callback(state)`` after each weight update with an :class:`lrkl.lpmkl.MKLState`;
+        returning True stops the fit.
+    verbose : int, default=0
+        Print one line per weight update.
+
+    Attributes
+    ----------
+    classes_ : array of shape (n_classes,)
+    weights_ : array of shape (n_kernels,) or (n_classes, n_kernels)
+        The kernel weights ``d`` (one row per class for more than two classes).
+    features_ : lrkl.lowrank.LowRankFeatures
+        The fitted feature map; ``features_.transform(X)`` gives ``[V_1 … V_m]`` in kernel
+        order, unweighted.
+    coef_ : array of shape (n_components,) or (n_classes, n_components)
+        The decision function's weights of those features, ``d_k V_kᵀ Y α`` per kernel.
+    intercept_ : array of shape () or (n_classes,)
+    objectives_ : tuple of float or list of tuple
+        The MKL primal ``½ Σ ‖f_k‖²/d_k + C Σ ξ_i`` after each SVM solve.
+    n_iter_ : int
+        Weight updates (the most over the classes).
+    n_svm_iter_ : int
+        SVM iterations, summed over updates and classes.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import LowRankMKLClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4).astype(int)
+    >>> clf = LowRankMKLClassifier(rank=30, C=10.0, random_state=0).fit(X, y)
+    >>> clf.weights_.shape, bool(clf.score(X, y) > 0.9)
+    ((7,), True)
+    """
+
+    _parameter_constraints: dict = {
+        "kernels": [list, tuple, None],
+        "rank": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, None],
+        "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "p": [Interval(numbers.Real, 1, None, closed="left")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "method": [StrOptions({"nystrom", "icd", "csi"})],
+        "solver": [StrOptions(set(SVM_SOLVERS))],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "weight_tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "eta": [Interval(numbers.Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        **MONITOR_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        kernels: Sequence[Kernel] | None = None,
+        rank: int | Sequence[int] | None = None,
+        n_landmarks: int | None = None,
+        p: float = 2.0,
+        C: float = 1.0,
+        *,
+        method: str = "nystrom",
+        solver: str = "gfb",
+        tol: float = 1e-6,
+        weight_tol: float = 1e-4,
+        max_iter: int = 3000,
+        max_outer_iter: int = 500,
+        eta: float = 0.0,
+        random_state: Any = None,
+        callback: Callable[[MKLState], Any] | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.kernels = kernels
+        self.rank = rank
+        self.n_landmarks = n_landmarks
+        self.p = p
+        self.C = C
+        self.method = method
+        self.solver = solver
+        self.tol = tol
+        self.weight_tol = weight_tol
+        self.max_iter = max_iter
+        self.max_outer_iter = max_outer_iter
+        self.eta = eta
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+
+    def fit(self, X: Array, y: Array) -> LowRankMKLClassifier:
+        """Build the low-rank features and learn the kernel weights and the SVM.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,)
+            Class labels (numbers or strings), at least two classes.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
+        dev = device_of(X)
+        signs = [
+            from_host((codes == c) * 2.0 - 1.0, xp=xp, device=dev, dtype=X.dtype)
+            for c in range(1 if classes.shape[0] == 2 else classes.shape[0])
+        ]
+        if classes.shape[0] == 2:
+            signs = [-signs[0]]  # the positive class is classes_[1]
+        self.features_ = LowRankFeatures(
+            self.kernels,
+            self.rank,
+            self.method,
+            n_landmarks=self.n_landmarks if self.method == "nystrom" else None,
+            random_state=self.random_state,
+        ).fit(X, signs[0] if self.method == "csi" else None)
+        features = [f.G for f in self.features_.factors_]
+        monitor = self._monitor(
+            lambda s: (
+                f"update {s.n_iter}: objective {s.objective:.6g}, max |Δd| "
+                f"{s.weight_change:.2e}, {s.svm_iterations} SVM iterations"
+            )
+        )
+        results = []
+        for y_signs in signs:
+            problem = svm_problem(features, y_signs, float(self.C), xp=xp)
+            result = lp_mkl(
+                problem,
+                float(self.p),
+                solver=self.solver,
+                tol=float(self.tol),
+                weight_tol=float(self.weight_tol),
+                max_iter=int(self.max_iter),
+                max_outer_iter=int(self.max_outer_iter),
+                eta=float(self.eta),
+                callback=monitor,
+                xp=xp,
+            )
+            coef = problem.feature_weights(result.solution.w, xp=xp)
+            results.append((result, coef))
+        self._set_fitted(results, classes, xp=xp, device=dev)
+        if not all(r.converged and r.solution.converged for r, _ in results):
+            self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
+        return self
+
+    def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
+        binary = len(results) == 1
+        stack = (lambda arrays: arrays[0]) if binary else xp.stack
+        self.weights_ = stack([r.weights for r, _ in results])
+        self.coef_ = stack([coef for _, coef in results])
+        self.intercept_ = stack([xp.asarray(r.solution.intercept) for r, _ in results])
+        objectives = [r.objectives for r, _ in results]
+        self.objectives_ = objectives[0] if binary else objectives
+        self.n_iter_ = max(r.n_iter for r, _ in results)
+        self.n_svm_iter_ = sum(r.svm_iterations for r, _ in results)
+        numeric = classes.dtype.kind in "biuf"
+        self.classes_ = from_host(classes, xp=xp, device=device) if numeric else classes
+
+    def decision_function(self, X: Array) -> Array:
+        """Signed distance to the margin: ``Σ_k V_k(x) coef_k + intercept_``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape (n_samples,) or (n_samples, n_classes)
+            Positive for ``classes_[1]`` with two classes; one column per class otherwise.
+        """
+        xp, X = check_predict_X(self, X, like="coef_", method="decision_function")
+        features = self.features_.transform(X)
+        if self.coef_.ndim == 1:
+            return features @ self.coef_ + self.intercept_
+        return features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]
+
+    def predict(self, X: Array) -> Array:
+        """The class of each row of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        xp = get_namespace(scores)
+        index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
+        if isinstance(self.classes_, type(scores)):
+            return xp.take(self.classes_, index)
+        return self.classes_[to_numpy(index)]  # text labels stay on the host

@@ -1,0 +1,285 @@
+"""ℓp-norm MKL with low-rank kernels: GFB against an exact QP (scikit-learn's SVC on the combined
+low-rank kernel), the weight update against eq. (3), the MKL loop against a full-kernel
+reference (SVC alternated with eq. (3)), and the estimator on every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from lrkl import LowRankMKLClassifier
+from lrkl._backend import to_numpy
+from lrkl.kernels import Gaussian
+from lrkl.lpmkl import (
+    SVM_SOLVERS,
+    gfb_svm,
+    hinge_intercept,
+    lp_mkl,
+    lp_weights,
+    svm_dual_objective,
+    svm_problem,
+)
+
+
+def _svm_data(n=40, m=3, R=20, seed=0):
+    """Labels of an XOR-like rule, m random factors whose sum has full rank (unique α)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Vs = [rng.normal(size=(n, R)) * s for s in (0.3, 0.6, 1.0)[:m]]
+    return Vs, y
+
+
+def _svc_reference(K, y, C):
+    """α, decision values and intercept of the exact SVM dual on the kernel matrix K."""
+    svc = SVC(kernel="precomputed", C=C, tol=1e-12).fit(K, y)
+    alpha = np.zeros(len(y))
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha, K @ (y * alpha) + svc.intercept_[0]
+
+
+@pytest.mark.parametrize("variant", ["split", "naive"])
+def test_gfb_solves_the_svm_dual(backend, variant):
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    C = 1.0
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    alpha_ref, decision_ref = _svc_reference(K, y, C)
+    xp = backend.xp
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
+    d_b = backend.asarray(d)
+    solution = gfb_svm(problem, d_b, variant=variant, tol=1e-15, max_iter=20000, xp=xp)
+    assert solution.converged
+    np.testing.assert_allclose(to_numpy(solution.alpha), alpha_ref, atol=1e-6)
+    decision = to_numpy(solution.decision + solution.intercept)
+    np.testing.assert_allclose(decision, decision_ref, atol=1e-6)
+    objective_ref = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
+    assert svm_dual_objective(solution, problem, xp=xp) == pytest.approx(objective_ref, rel=1e-8)
+
+
+def test_split_equals_naive_at_convergence(xp, backend):
+    Vs, y = _svm_data(n=30, R=12, seed=1)
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), 2.0, xp=xp)
+    d = backend.asarray(np.array([0.2, 0.2, 0.6]))
+    split, naive = (
+        gfb_svm(problem, d, variant=v, tol=1e-15, max_iter=20000, xp=xp) for v in ("split", "naive")
+    )
+    np.testing.assert_allclose(to_numpy(split.alpha), to_numpy(naive.alpha), atol=1e-6)
+    np.testing.assert_allclose(to_numpy(split.w), to_numpy(naive.w), atol=1e-6)
+
+
+def test_algorithm_2_line_20_does_not_solve_the_svm():
+    """The box update as Algorithm 2 prints it settles on a point that is neither feasible
+    (yᵀα ≠ 0) nor optimal; Raguet et al.'s update reaches the optimum (documented finding)."""
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    alpha_ref, _ = _svc_reference(K, y, 1.0)
+    optimum = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
+    problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
+    paper = gfb_svm(problem, d, box_update="paper", tol=1e-15, max_iter=20000, xp=_np_xp())
+    assert abs(y @ paper.alpha) > 1e-3
+    assert svm_dual_objective(paper, problem, xp=_np_xp()) > optimum + 1.0
+
+
+def _np_xp():
+    import array_api_compat.numpy as xp
+
+    return xp
+
+
+@pytest.mark.parametrize("solver", ["interior_point", "liblinear"])
+def test_host_solvers_solve_the_svm(solver):
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    alpha_ref, decision_ref = _svc_reference(K, y, 1.0)
+    problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
+    solution = SVM_SOLVERS[solver](
+        problem, d, state=None, tol=1e-10, max_iter=100000, eta=0.0, xp=_np_xp()
+    )
+    # liblinear penalises the intercept (b²/200): its decision values differ slightly
+    atol = 1e-6 if solver == "interior_point" else 2e-3
+    np.testing.assert_allclose(solution.decision + solution.intercept, decision_ref, atol=atol)
+    if solution.alpha is not None:
+        np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)
+
+
+def test_host_solvers_refuse_other_backends(backend):
+    if backend.name == "numpy":
+        pytest.skip("the host solvers take NumPy arrays")
+    Vs, y = _svm_data()
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), 1.0, xp=backend.xp)
+    d = backend.asarray(np.full(3, 1 / 3))
+    for solver in ("interior_point", "liblinear"):
+        with pytest.raises(TypeError, match=f"solver='{solver}' runs on NumPy arrays only"):
+            SVM_SOLVERS[solver](
+                problem, d, state=None, tol=1e-4, max_iter=10, eta=0.0, xp=backend.xp
+            )
+
+
+def test_hinge_intercept_minimises_the_hinge_loss(rng):
+    xp = _np_xp()
+    for _ in range(5):
+        y = rng.choice([-1.0, 1.0], size=30)
+        g = rng.normal(size=30)
+        b = float(hinge_intercept(g, y, xp=xp))
+        grid = np.linspace(-5, 5, 20001)
+        losses = np.maximum(0, 1 - y[None, :] * (g[None, :] + grid[:, None])).sum(axis=1)
+        loss_b = np.maximum(0, 1 - y * (g + b)).sum()
+        assert loss_b <= losses.min() + 1e-9
+
+
+def test_lp_weights_by_hand(xp, backend):
+    """‖f‖ = (1, 2): p = 1 gives d ∝ ‖f‖; p = 2 gives d_k = ‖f_k‖^{2/3} / (Σ ‖f_j‖^{4/3})^{1/2}."""
+    norms2 = backend.asarray(np.array([1.0, 4.0]))
+    np.testing.assert_allclose(to_numpy(lp_weights(norms2, 1.0, xp=xp)), [1 / 3, 2 / 3])
+    expected = np.array([1.0, 2 ** (2 / 3)]) / np.sqrt(1 + 2 ** (4 / 3))
+    d = to_numpy(lp_weights(norms2, 2.0, xp=xp))
+    np.testing.assert_allclose(d, expected)
+    assert np.linalg.norm(d) == pytest.approx(1.0)
+    zeros = backend.asarray(np.zeros(4))
+    np.testing.assert_allclose(to_numpy(lp_weights(zeros, 3.0, xp=xp)), np.full(4, 4 ** (-1 / 3)))
+
+
+def _full_kernel_mkl(Ks, y, C, p, n_iter=300):
+    """Exact ℓp-MKL on full kernel matrices: SVC(kernel="precomputed") alternated with eq. (3)
+    (Kloft et al. 2011), ‖f_k‖² = d_k² αᵀYK_kYα."""
+    m = len(Ks)
+    d = np.full(m, m ** (-1 / p))
+    for _ in range(n_iter):
+        K = sum(dk * Kk for dk, Kk in zip(d, Ks, strict=True))
+        alpha, _ = _svc_reference(K, y, C)
+        norms2 = np.array(
+            [dk**2 * (y * alpha) @ Kk @ (y * alpha) for dk, Kk in zip(d, Ks, strict=True)]
+        )
+        new = norms2 ** (1 / (p + 1)) / np.sum(norms2 ** (p / (p + 1))) ** (1 / p)
+        if np.max(np.abs(new - d)) < 1e-10:
+            return new
+        d = new
+    return d
+
+
+@pytest.mark.parametrize("p", [1.5, 2.0, 3.0])
+def test_lp_mkl_matches_the_full_kernel_mkl(p):
+    """With exact factors (V_k V_kᵀ = K_k) the low-rank MKL is the full-kernel MKL."""
+    rng = np.random.default_rng(2)
+    n = 30
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
+    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
+    factors = []
+    for K in Ks:
+        s, U = np.linalg.eigh(K)
+        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    d_ref = _full_kernel_mkl(Ks, y, 10.0, p)
+    problem = svm_problem(factors, y, 10.0, xp=_np_xp())
+    result = lp_mkl(
+        problem,
+        p,
+        solver="interior_point",
+        tol=1e-10,
+        weight_tol=1e-9,
+        max_outer_iter=300,
+        xp=_np_xp(),
+    )
+    assert result.converged
+    np.testing.assert_allclose(result.weights, d_ref, atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mkl_objective_decreases_and_eq5_does_not(seed):
+    """Erratum: with ‖f_k‖² = d_k²αᵀYK_kYα the alternation decreases the MKL objective at every
+    step; with eq. (5)'s d_k αᵀYK_kYα it can increase and ends higher."""
+    rng = np.random.default_rng(seed)
+    n = 80
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Vs = [rng.normal(size=(n, 10)) * s for s in (0.2, 0.5, 1.0, 2.0)]
+    problem = svm_problem(Vs, y, 10.0, xp=_np_xp())
+    options = dict(solver="interior_point", tol=1e-10, weight_tol=1e-7, max_outer_iter=300)
+    right = lp_mkl(problem, 1.5, xp=_np_xp(), **options)
+    paper = lp_mkl(problem, 1.5, paper_norms=True, xp=_np_xp(), **options)
+    assert np.all(np.diff(right.objectives) < 1e-8)
+    assert np.max(np.diff(paper.objectives)) > 1e-2
+    assert right.objectives[-1] < paper.objectives[-1] - 0.1
+
+
+def _classification(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4).astype(int)
+    return X, y
+
+
+def test_classifier_on_every_backend(backend):
+    X, y = _classification(n=80)
+    params = dict(kernels=[Gaussian(gamma=g) for g in (0.1, 1.0)], rank=10, C=10.0, random_state=0)
+    reference = LowRankMKLClassifier(**params).fit(X, y)
+    assert reference.score(X, y) > 0.9
+    fitted = LowRankMKLClassifier(**params).fit(backend.asarray(X), backend.asarray(y))
+    np.testing.assert_allclose(to_numpy(fitted.weights_), reference.weights_, atol=1e-8)
+    Xb = backend.asarray(X)
+    np.testing.assert_allclose(
+        to_numpy(fitted.decision_function(Xb)), reference.decision_function(X), atol=1e-7
+    )
+    np.testing.assert_array_equal(to_numpy(fitted.predict(Xb)), reference.predict(X))
+    p = 2.0
+    assert np.sum(to_numpy(fitted.weights_) ** p) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("p", [1.0, 1.3, 4.0])
+def test_classifier_weights_satisfy_the_lp_constraint(p):
+    X, y = _classification(seed=1)
+    clf = LowRankMKLClassifier(rank=10, p=p, random_state=0).fit(X, y)
+    assert np.all(clf.weights_ >= 0)
+    assert np.sum(clf.weights_**p) ** (1 / p) == pytest.approx(1.0)
+
+
+def test_classifier_decision_is_the_features_model():
+    """decision_function = features_.transform(X) @ coef_ + intercept_, and coef_ is
+    d_k V_kᵀYα of each kernel's block for the solution's α."""
+    X, y = _classification()
+    clf = LowRankMKLClassifier(rank=8, random_state=0).fit(X, y)
+    features = clf.features_.transform(X)
+    np.testing.assert_allclose(
+        clf.decision_function(X), features @ clf.coef_ + clf.intercept_, atol=1e-12
+    )
+    assert clf.coef_.shape == (clf.features_.n_components_,)
+
+
+def test_multiclass_one_vs_rest_with_text_labels():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0, 0], [3, 0], [0, 3]])
+    X = np.concatenate([c + rng.normal(size=(30, 2)) for c in centres])
+    y = np.repeat(np.array(["a", "b", "c"]), 30)
+    clf = LowRankMKLClassifier(rank=10, random_state=0).fit(X, y)
+    assert clf.weights_.shape == (3, 7)
+    assert clf.decision_function(X).shape == (90, 3)
+    assert clf.score(X, y) > 0.9
+    np.testing.assert_array_equal(clf.classes_, ["a", "b", "c"])
+
+
+@pytest.mark.parametrize("solver", ["gfb", "gfb_naive", "interior_point", "liblinear"])
+def test_every_solver_gives_the_same_weights(solver):
+    X, y = _classification(n=80)
+    params = dict(rank=6, C=1.0, random_state=0, max_iter=20000, max_outer_iter=300)
+    reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
+    tol = 1e-4 if solver == "liblinear" else 1e-10
+    clf = LowRankMKLClassifier(solver=solver, tol=tol, weight_tol=1e-6, **params).fit(X, y)
+    np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
+
+
+def test_bad_input_raises_clear_errors():
+    X, y = _classification(n=30)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        LowRankMKLClassifier(rank=5).fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="n_landmarks must be an integer between"):
+        LowRankMKLClassifier(rank=10, n_landmarks=5).fit(X, y)
+    X_nan = X.copy()
+    X_nan[3, 1] = np.nan
+    with pytest.raises(ValueError, match="finite"):
+        LowRankMKLClassifier(rank=5).fit(X_nan, y)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        LowRankMKLClassifier(rank=5).fit(X, np.linspace(0, 1, 30))
