@@ -2,6 +2,7 @@
 
 from lrkl.datasets._home import get_data_home
 from lrkl.datasets._krr import PRATO_ZANNI_DATASETS, load_prato_zanni
+from lrkl.datasets._lpmkl import LPMKL_DATASETS, ClassificationDataset, load_lpmkl
 from lrkl.datasets._mklaren import (
     MKLAREN_DATASETS,
     SENTIMENT_DOMAINS,
@@ -13,15 +14,18 @@ from lrkl.datasets._mklaren import (
 from lrkl.datasets._slkl import RegressionDataset, load_abalone, load_boston, make_sinc
 
 __all__ = [
+    "LPMKL_DATASETS",
     "MKLAREN_DATASETS",
     "PRATO_ZANNI_DATASETS",
     "SENTIMENT_DOMAINS",
+    "ClassificationDataset",
     "ProtocolDataset",
     "RegressionDataset",
     "SentimentDataset",
     "get_data_home",
     "load_abalone",
     "load_boston",
+    "load_lpmkl",
     "load_mklaren_protocol",
     "load_prato_zanni",
     "load_sentiment",

@@ -256,7 +256,10 @@ class LowRankMKLClassifier(LRKLClassifier):
         array of shape (n_samples,) or (n_samples, n_classes)
             Positive for ``classes_[1]`` with two classes; one column per class otherwise.
         """
-        xp, X = check_predict_X(self, X, like="coef_", method="decision_function")
+        return self._decision(X, "decision_function")
+
+    def _decision(self, X: Array, method: str) -> Array:
+        xp, X = check_predict_X(self, X, like="coef_", method=method)
         features = self.features_.transform(X)
         if self.coef_.ndim == 1:
             return features @ self.coef_ + self.intercept_
@@ -273,7 +276,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         -------
         array of shape (n_samples,)
         """
-        scores = self.decision_function(X)
+        scores = self._decision(X, "predict")
         xp = get_namespace(scores)
         index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
         if isinstance(self.classes_, type(scores)):

@@ -1,0 +1,103 @@
+"""ℓp-MKL with low-rank kernels: time per GFB iteration against n, m and R (it should be linear
+in n and m), split against naive GFB, peak memory of a fit, and iterations to tolerance.
+
+The features are random Gaussian matrices (the solver's cost does not depend on where they come
+from). The target ratios against the interior-point solver, liblinear and the full-kernel MKL
+are measured by ``benchmarks/scripts/lpmkl_targets.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lrkl import LowRankMKLClassifier
+from lrkl.lpmkl import gfb_svm, svm_problem
+
+from .common import OnBackend
+from .datasets import gaussian_inputs
+
+#: GFB iterations per timed call (the stopping rule is switched off by tol=0).
+ITERATIONS = 20
+
+
+def _svm_data(n, m, R, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return [rng.normal(size=(n, R)) / np.sqrt(R) for _ in range(m)], y
+
+
+class GFBIteration(OnBackend):
+    """Time of ``ITERATIONS`` GFB iterations on problem (6) with d_k = 1/m, C = 1000."""
+
+    params = (
+        [2_000, 8_000],
+        [5, 20],
+        [50, 200],
+        ["split", "naive"],
+        ["numpy", "torch", "cupy"],
+    )
+    param_names = ["n", "m", "R", "variant", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, m, R, variant, backend):
+        if variant == "naive" and m * R > 1000:
+            raise NotImplementedError("naive GFB factorises (R·m + 1)²: kept to R·m ≤ 1000")
+        self.use_backend(backend)
+        features, y = _svm_data(n, m, R)
+        features = [self.to_backend(V) for V in features]
+        self.problem = svm_problem(features, self.to_backend(y), 1000.0, xp=self.xp)
+        self.d = self.to_backend(np.full(m, 1.0 / m))
+
+    def time_iterations(self, n, m, R, variant, backend):
+        gfb_svm(self.problem, self.d, variant=variant, tol=0.0, max_iter=ITERATIONS, xp=self.xp)
+        self.sync()
+
+
+class Fit(OnBackend):
+    """A whole ``LowRankMKLClassifier`` fit (7 kernels, Nyström R = 50, p = 2, C = 1)."""
+
+    params = ([1_000, 2_000], ["numpy", "torch", "cupy"])
+    param_names = ["n", "backend"]
+    number = 1
+    repeat = 1
+    rounds = 1
+    timeout = 300
+
+    def setup(self, n, backend):
+        self.use_backend(backend)
+        X = gaussian_inputs(n, 5)
+        y = (np.sum(X[:, :2] ** 2, axis=1) > 2.0).astype(np.float64)
+        self.X, self.y = self.to_backend(X, y)
+
+    def time_fit(self, n, backend):
+        LowRankMKLClassifier(rank=50, random_state=0).fit(self.X, self.y)
+        self.sync()
+
+    def peakmem_fit(self, n, backend):
+        LowRankMKLClassifier(rank=50, random_state=0).fit(self.X, self.y)
+
+
+class Iterations:
+    """GFB iterations and weight updates of the fit of :class:`Fit` (NumPy; one fit each n)."""
+
+    params = [1_000, 2_000]
+    param_names = ["n"]
+    timeout = 300
+
+    def setup(self, n):
+        X = gaussian_inputs(n, 5)
+        y = (np.sum(X[:, :2] ** 2, axis=1) > 2.0).astype(np.float64)
+        self.fitted = LowRankMKLClassifier(rank=50, random_state=0).fit(X, y)
+
+    def track_svm_iterations(self, n):
+        return self.fitted.n_svm_iter_
+
+    track_svm_iterations.unit = "GFB iterations"
+
+    def track_weight_updates(self, n):
+        return self.fitted.n_iter_
+
+    track_weight_updates.unit = "weight updates"
