@@ -51,6 +51,21 @@ def test_reproduce_krr_quick(tmp_path):
         assert (tmp_path / f"{figure}.png").stat().st_size > 1000
 
 
+@pytest.mark.slow
+def test_reproduce_lpmkl_quick(tmp_path):
+    from lrkl._cli import main
+
+    argv = ["reproduce", "lp-mkl", "--quick", "--datasets", "svmguide1", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    report = (tmp_path / "lpmkl.md").read_text(encoding="utf-8")
+    for word in ("Figures 1–4", "Figure 5", "Figure 6", "Figure 7", "liblinear", "svmguide1"):
+        assert word in report
+    assert "Figure 7, naive / split GFB time" in report
+    for figure in ("figure1_p2", "figure3_p1.1", "figure5_kernels", "figure6_gfb_vs_ip"):
+        assert (tmp_path / f"{figure}.png").stat().st_size > 1000
+    assert (tmp_path / "figure7_split_vs_naive.png").stat().st_size > 1000
+
+
 def test_prato_zanni_data_sets_have_the_papers_sizes():
     from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
 

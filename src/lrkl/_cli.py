@@ -1,7 +1,7 @@
 """The ``lrkl`` console command (also ``python -m lrkl``): ``lrkl reproduce EXPERIMENT
 [options]`` and ``lrkl --version``.
 
-Each experiment is a module ``lrkl.experiments.<name>`` with ``DESCRIPTION``,
+Each experiment is a module of ``lrkl.experiments`` with ``DESCRIPTION``,
 ``add_arguments(parser)`` and ``run(args) -> int``.
 """
 
@@ -12,7 +12,8 @@ import importlib
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-EXPERIMENTS = ("slkl", "mklaren", "krr")
+#: Experiment name on the command line: its module in ``lrkl.experiments``.
+EXPERIMENTS = {"slkl": "slkl", "mklaren": "mklaren", "krr": "krr", "lp-mkl": "lpmkl"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,8 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     reproduce = commands.add_parser("reproduce", help="regenerate a paper's tables and figures")
     experiments = reproduce.add_subparsers(dest="experiment", required=True)
-    for name in EXPERIMENTS:
-        module = importlib.import_module(f"lrkl.experiments.{name}")
+    for name, module_name in EXPERIMENTS.items():
+        module = importlib.import_module(f"lrkl.experiments.{module_name}")
         sub = experiments.add_parser(
             name,
             help=module.DESCRIPTION,
