@@ -36,7 +36,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
 from lrkl._backend import from_host, synchronize, to_numpy
-from lrkl.datasets import LPMKL_DATASETS, load_lpmkl
+from lrkl.datasets import LPMKL_DATASETS, get_data_home, load_lpmkl
 from lrkl.experiments._common import (
     add_backend_argument,
     format_table,
@@ -518,7 +518,11 @@ def run(args: argparse.Namespace) -> int:
     names = [name for name in args.datasets if _have(name)]
     missing = [name for name in args.datasets if name not in names]
     if not names:
-        raise SystemExit(f"lrkl: none of {args.datasets} is in the data home")
+        msg = (
+            f"lrkl: none of {args.datasets} is in the data home {get_data_home()} (set LRKL_DATA; "
+            f"svmguide1 is bundled)"
+        )
+        raise SystemExit(msg)
     try:
         import clarabel  # noqa: F401
 
