@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from lrkl._backend import BACKEND_NAMES, BackendUnavailable, resolve_backend
+from lrkl._backend import BACKEND_NAMES, BackendUnavailable, resolve_backend, synchronize
 
 T = TypeVar("T")
 
@@ -24,6 +25,22 @@ def add_backend_argument(parser: argparse.ArgumentParser) -> None:
         default="numpy",
         help="array library to compute in (default: %(default)s)",
     )
+
+
+def add_datasets_argument(parser: argparse.ArgumentParser, names: Sequence[str], help: str) -> None:
+    """Add ``--datasets`` (a subset of ``names``, all by default)."""
+    parser.add_argument(
+        "--datasets", nargs="+", choices=tuple(names), default=list(names), help=help
+    )
+
+
+def timed(xp: Any, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> tuple[T, float]:
+    """``fn(*args, **kwargs)`` and its wall-clock seconds, the backend's queue drained (GPU work
+    counted)."""
+    start = time.perf_counter()
+    out = fn(*args, **kwargs)
+    synchronize(xp)
+    return out, time.perf_counter() - start
 
 
 def namespace(name: str) -> tuple[ModuleType, Any]:

@@ -23,9 +23,9 @@ separately), every fit of the grid for the two scikit-learn baselines.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,16 +34,18 @@ from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.svm import SVR
 
 from lrkl import KernelRidgeCV
-from lrkl._backend import from_host, synchronize, to_numpy
+from lrkl._backend import from_host, to_numpy
 from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
 from lrkl.experiments._common import (
     add_backend_argument,
+    add_datasets_argument,
     format_table,
     mean_std,
     namespace,
     output_dir,
     progress,
     require_plotting,
+    timed,
 )
 from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, path_mse, regularization_path
 from lrkl.kernels import Gaussian, Kernel, Linear
@@ -83,27 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="one split, at most 600 training rows per data set, SVR on its 3 corner settings",
     )
-    parser.add_argument(
-        "--datasets",
-        nargs="+",
-        choices=tuple(PRATO_ZANNI_DATASETS),
-        default=list(PRATO_ZANNI_DATASETS),
-        help="the data sets to run",
-    )
+    add_datasets_argument(parser, PRATO_ZANNI_DATASETS, "the data sets to run")
     add_backend_argument(parser)
-
-
-class _Timer:
-    """Wall-clock seconds of a call, with the backend's queue drained (GPU work counted)."""
-
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
-    def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        synchronize(self.xp)
-        return out, time.perf_counter() - start
 
 
 def _kernel(name: str, sigma2: float) -> Kernel:
@@ -328,7 +311,7 @@ def run(args: argparse.Namespace) -> int:
     """Run the experiment and write ``krr.md`` and the figures to ``--out``."""
     require_plotting()
     xp, device = namespace(args.backend)
-    env = (xp, device, _Timer(xp))
+    env = (xp, device, functools.partial(timed, xp))
     splits = args.splits if args.splits is not None else (1 if args.quick else 3)
     cap = 600 if args.quick else None
     jobs = [(name, s, k) for name in args.datasets for k in KERNELS for s in range(splits)]

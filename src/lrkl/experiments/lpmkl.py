@@ -35,16 +35,18 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
-from lrkl._backend import from_host, synchronize, to_numpy
+from lrkl._backend import from_host, to_numpy
 from lrkl.datasets import LPMKL_DATASETS, get_data_home, load_lpmkl
 from lrkl.experiments._common import (
     add_backend_argument,
+    add_datasets_argument,
     format_table,
     mean_std,
     namespace,
     output_dir,
     progress,
     require_plotting,
+    timed,
 )
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank import LowRankFeatures
@@ -148,12 +150,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="one run, 300 training rows, 10 and 5 kernels, small ranks: about a minute",
     )
-    parser.add_argument(
-        "--datasets",
-        nargs="+",
-        choices=tuple(LPMKL_DATASETS),
-        default=list(LPMKL_DATASETS),
-        help="the data sets of Figures 1–4 (those missing from the data home are skipped)",
+    add_datasets_argument(
+        parser,
+        LPMKL_DATASETS,
+        "the data sets of Figures 1–4 (those missing from the data home are skipped)",
     )
     parser.add_argument("--runs", type=int, default=None, help="splits per data set (default 3)")
     parser.add_argument(
@@ -169,13 +169,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="GiB the exact MKL's m kernel matrices may take; larger problems skip it",
     )
     add_backend_argument(parser)
-
-
-def _seconds(fn: Any, xp: Any) -> tuple[Any, float]:
-    start = time.perf_counter()
-    out = fn()
-    synchronize(xp)
-    return out, time.perf_counter() - start
 
 
 def _split(name: str, run: int, sizes: Sizes) -> tuple[np.ndarray, ...]:
@@ -201,7 +194,7 @@ def _low_rank(split, kernels, R, p, C, solver, run, env) -> dict:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the table
-        _, seconds = _seconds(lambda: model.fit(X_tr, y_tr), xp)
+        _, seconds = timed(xp, model.fit, X_tr, y_tr)
     accuracy = float(np.mean(to_numpy(model.predict(X_te)) == to_numpy(y_te)))
     return {"seconds": seconds, "accuracy": accuracy, "updates": model.n_iter_}
 
@@ -268,9 +261,8 @@ def _problem(X: np.ndarray, y: np.ndarray, m: int, R: int, seed: int, env):
 def _solve(problem, m: int, solver: str, env, **options) -> dict:
     xp, device = env
     d = from_host(np.full(m, 1.0 / m), xp=xp, device=device)
-    solution, seconds = _seconds(
-        lambda: SVM_SOLVERS[solver](problem, d, state=None, eta=0.0, xp=xp, **options), xp
-    )
+    solver_fn = SVM_SOLVERS[solver]
+    solution, seconds = timed(xp, solver_fn, problem, d, state=None, eta=0.0, xp=xp, **options)
     objective = svm_dual_objective(solution, problem, xp=xp)
     return {"seconds": seconds, "objective": objective, "iterations": solution.n_iter}
 
