@@ -25,6 +25,7 @@ size and kernel count so that the whole run takes about a minute.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -171,9 +172,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_backend_argument(parser)
 
 
+#: Each data set read once per command, however many splits and sections use it.
+_load = functools.lru_cache(maxsize=None)(load_lpmkl)
+
+
 def _split(name: str, run: int, sizes: Sizes) -> tuple[np.ndarray, ...]:
     """The 70/30 stratified split of ``run``, training and test rows capped."""
-    data = load_lpmkl(name)
+    data = _load(name)
     X_tr, X_te, y_tr, y_te = train_test_split(
         data.X, data.y, test_size=0.3, stratify=data.y, random_state=run
     )
@@ -269,7 +274,7 @@ def _solve(problem, m: int, solver: str, env, **options) -> dict:
 
 def _problem_six(name: str, sizes: Sizes, with_ip: bool, env) -> dict:
     """Figures 6 and 7 on problem (6), d_k = 1/m, against the number of training rows."""
-    data = load_lpmkl(name)
+    data = _load(name)
     out: dict = {"ip": {}, "naive": {}}
     for n in progress(sizes.solver_rows, len(sizes.solver_rows), "figures 6-7"):
         X, _, y, _ = train_test_split(data.X, data.y, train_size=n, stratify=data.y, random_state=0)
@@ -312,7 +317,7 @@ def _solver_table(name: str, sizes: Sizes, with_ip: bool, env) -> list[list[Any]
 
 def _have(name: str) -> bool:
     try:
-        load_lpmkl(name)
+        _load(name)
     except FileNotFoundError:
         return False
     return True
