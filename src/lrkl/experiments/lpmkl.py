@@ -19,7 +19,9 @@ relative, or after 3000 iterations. Regenerated here:
 
 Training sets are capped at ``--max-train`` rows (the paper's full sets, up to 34 000
 training rows with 50 kernels, are hours of a two-core machine); ``--quick`` shrinks every
-size and kernel count so that the whole run takes about a minute.
+size and kernel count so that the whole run takes about a minute. ``lpmkl.md`` is rewritten
+after every split and section, so a run stopped midway keeps what it measured; the figures are
+drawn at the end.
 """
 
 from __future__ import annotations
@@ -219,12 +221,14 @@ def _exact(split, kernels, p, C, memory_gib) -> dict | None:
     return {"seconds": time.perf_counter() - start, "accuracy": accuracy, "updates": updates}
 
 
-def _rank_sweeps(names: list[str], sizes: Sizes, memory_gib: float, env) -> dict:
-    """Figures 1–4: {(p, m, name): {"exact": [...], R: [...]}} over the runs."""
+def _rank_sweeps(
+    names: list[str], sizes: Sizes, memory_gib: float, env, results: dict, done: Any
+) -> None:
+    """Figures 1–4 into ``results``: {(p, m, name): {"exact": [...], R: [...]}} over the runs;
+    ``done()`` after each split."""
     jobs = [
         (p, m, name, run) for p, m in sizes.sweeps for name in names for run in range(sizes.runs)
     ]
-    results: dict = {}
     for p, m, name, run in progress(jobs, len(jobs), "figures 1-4"):
         split = _split(name, run, sizes)
         kernels = paper_kernels(m)
@@ -236,7 +240,7 @@ def _rank_sweeps(names: list[str], sizes: Sizes, memory_gib: float, env) -> dict
             if split[0].shape[0] >= R:
                 fit = _low_rank(split, kernels, R, p, C_PAPER, "gfb", run, env)
                 cell.setdefault(R, []).append(fit)
-    return results
+        done()
 
 
 def _kernel_counts(name: str, sizes: Sizes, memory_gib: float, env) -> dict:
@@ -351,7 +355,7 @@ def _sweep_table(results: dict, ranks: tuple[int, ...]) -> str:
     return format_table(header, rows)
 
 
-def _verdicts(results: dict, counts: dict, six: dict, ranks: tuple[int, ...]) -> str:
+def _verdicts(results: dict, counts: dict, six: dict | None, ranks: tuple[int, ...]) -> str:
     """The targets, measured: worst and best ratios over the cells of this run."""
     lines = []
     gaps, speedups = [], []
@@ -375,6 +379,7 @@ def _verdicts(results: dict, counts: dict, six: dict, ranks: tuple[int, ...]) ->
         lines.append(
             "- Low-rank MKL against the exact MKL: no cell with R ≥ 100 and the exact MKL."
         )
+    six = six or {"ip": {}, "naive": {}}
     ip = [r["ip"]["seconds"] / r["gfb"]["seconds"] for r in six["ip"].values() if "ip" in r]
     if ip:
         lines.append(
@@ -382,10 +387,11 @@ def _verdicts(results: dict, counts: dict, six: dict, ranks: tuple[int, ...]) ->
             f"{max(ip):.3g}× (best) (paper: 1.1–8×)."
         )
     naive = [r["gfb_naive"]["seconds"] / r["gfb"]["seconds"] for r in six["naive"].values()]
-    lines.append(
-        f"- Figure 7, naive / split GFB time: {min(naive):.3g}× (worst) to {max(naive):.3g}× "
-        f"(best) (paper: 10–1000×)."
-    )
+    if naive:
+        lines.append(
+            f"- Figure 7, naive / split GFB time: {min(naive):.3g}× (worst) to "
+            f"{max(naive):.3g}× (best) (paper: 10–1000×)."
+        )
     ratios = [
         c["exact"]["seconds"] / c["low-rank"]["seconds"] for c in counts.values() if c["exact"]
     ]
@@ -501,6 +507,101 @@ scikit-learn's SVC alternated with eq. (3) — the problem SMO-MKL solves, not S
 """
 
 
+PENDING = "Not measured yet: the run is still going, or was stopped before this section.\n"
+
+
+def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], backend: str) -> str:
+    """``lpmkl.md`` from the sections measured so far (``parts``)."""
+    n, m, R, _ = sizes.solver_table
+    counts, six = parts.get("counts"), parts.get("six")
+    count_rows = [
+        [m_, f"{c['low-rank']['seconds']:.3g}", f"{c['low-rank']['accuracy']:.4f}"]
+        + (
+            [f"{c['exact']['seconds']:.3g}", f"{c['exact']['accuracy']:.4f}"]
+            if c["exact"]
+            else ["—", "—"]
+        )
+        for m_, c in (counts or {}).items()
+    ]
+
+    def solves(rows: dict, keys: tuple[str, str]) -> list[list[Any]]:
+        return [
+            [
+                n_,
+                *(
+                    f"{r[k]['seconds']:.3g} ({r[k]['iterations']} it, obj {r[k]['objective']:.6g})"
+                    if k in r
+                    else "—"
+                    for k in keys
+                ),
+            ]
+            for n_, r in rows.items()
+        ]
+
+    def section(ready: bool, text: Any) -> str:
+        return text() if ready else PENDING
+
+    return "\n".join(
+        [
+            f"# Rakotomamonjy & Chanda, ℓp-MKL with low-rank kernels: lrkl on {backend}",
+            "",
+            f"{sizes.runs} run(s); at most {sizes.max_train} training and {sizes.max_test} test "
+            f"rows per split; C = 1000; GFB and MKL tolerances 1e-4 (the paper's)."
+            + (f" Not in the data home, skipped: {', '.join(missing)}." if missing else ""),
+            "",
+            "## Figures 1–4: accuracy and seconds against the rank (mean ± std over runs)",
+            "",
+            section(bool(parts["results"]), lambda: _sweep_table(parts["results"], sizes.ranks)),
+            "",
+            f"## Figure 5: seconds against the number of kernels ({names[0]}, "
+            f"R = {sizes.kernel_count_rank}, p = 2)",
+            "",
+            section(
+                counts is not None,
+                lambda: format_table(
+                    ["m", "low-rank s", "low-rank acc", "exact s", "exact acc"], count_rows
+                ),
+            ),
+            "",
+            f"## Figure 6: GFB (tol 1e-4) against the interior point (Clarabel, gap 1e-3) on "
+            f"problem (6) ({names[0]}, m = 10, R = {sizes.ip_rank}, d_k = 1/m)",
+            "",
+            section(
+                six is not None,
+                lambda: format_table(
+                    ["n", "GFB s", "interior point s"], solves(six["ip"], ("gfb", "ip"))
+                ),
+            ),
+            "",
+            f"## Figure 7: split against naive GFB on problem (6) ({names[0]}, m = 20, "
+            f"R = {sizes.naive_rank})",
+            "",
+            section(
+                six is not None,
+                lambda: format_table(
+                    ["n", "split s", "naive s"], solves(six["naive"], ("gfb", "gfb_naive"))
+                ),
+            ),
+            "",
+            f"## Solvers inside the MKL loop ({names[0]}, n = {n}, m = {m}, R = {R}, p = 2)",
+            "",
+            section(
+                "solvers" in parts,
+                lambda: format_table(
+                    ["C", "solver", "test acc", "seconds", "weight updates"], parts["solvers"]
+                ),
+            ),
+            "",
+            "## The targets, measured",
+            "",
+            _verdicts(parts["results"], counts or {}, six, sizes.ranks),
+            "## What the paper's text does not give",
+            "",
+            NOT_RECOVERABLE,
+        ]
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the experiment and write ``lpmkl.md`` and the figures to ``--out``."""
     require_plotting()
@@ -527,85 +628,24 @@ def run(args: argparse.Namespace) -> int:
     except ImportError:
         with_ip = False
 
-    results = _rank_sweeps(names, sizes, args.exact_memory, env)
-    counts = _kernel_counts(names[0], sizes, args.exact_memory, env)
-    six = _problem_six(names[0], sizes, with_ip, env)
-    solver_rows = _solver_table(names[0], sizes, with_ip, env)
-
+    # The report is rewritten after every split and section: a long run stopped midway keeps
+    # what it measured. The figures come at the end.
     out = output_dir(args.out)
-    n, m, R, _ = sizes.solver_table
-    count_rows = [
-        [m_, f"{c['low-rank']['seconds']:.3g}", f"{c['low-rank']['accuracy']:.4f}"]
-        + (
-            [f"{c['exact']['seconds']:.3g}", f"{c['exact']['accuracy']:.4f}"]
-            if c["exact"]
-            else ["—", "—"]
-        )
-        for m_, c in counts.items()
-    ]
-    six_rows = [
-        [
-            n_,
-            *(
-                f"{r[k]['seconds']:.3g} ({r[k]['iterations']} it, obj {r[k]['objective']:.6g})"
-                if k in r
-                else "—"
-                for k in ("gfb", "ip")
-            ),
-        ]
-        for n_, r in six["ip"].items()
-    ]
-    naive_rows = [
-        [
-            n_,
-            *(
-                f"{r[k]['seconds']:.3g} ({r[k]['iterations']} it, obj {r[k]['objective']:.6g})"
-                for k in ("gfb", "gfb_naive")
-            ),
-        ]
-        for n_, r in six["naive"].items()
-    ]
-    report = "\n".join(
-        [
-            f"# Rakotomamonjy & Chanda, ℓp-MKL with low-rank kernels: lrkl on {args.backend}",
-            "",
-            f"{sizes.runs} run(s); at most {sizes.max_train} training and {sizes.max_test} test "
-            f"rows per split; C = 1000; GFB and MKL tolerances 1e-4 (the paper's)."
-            + (f" Not in the data home, skipped: {', '.join(missing)}." if missing else ""),
-            "",
-            "## Figures 1–4: accuracy and seconds against the rank (mean ± std over runs)",
-            "",
-            _sweep_table(results, sizes.ranks),
-            "",
-            f"## Figure 5: seconds against the number of kernels ({names[0]}, "
-            f"R = {sizes.kernel_count_rank}, p = 2)",
-            "",
-            format_table(["m", "low-rank s", "low-rank acc", "exact s", "exact acc"], count_rows),
-            "",
-            f"## Figure 6: GFB (tol 1e-4) against the interior point (Clarabel, gap 1e-3) on "
-            f"problem (6) ({names[0]}, m = 10, R = {sizes.ip_rank}, d_k = 1/m)",
-            "",
-            format_table(["n", "GFB s", "interior point s"], six_rows),
-            "",
-            f"## Figure 7: split against naive GFB on problem (6) ({names[0]}, m = 20, "
-            f"R = {sizes.naive_rank})",
-            "",
-            format_table(["n", "split s", "naive s"], naive_rows),
-            "",
-            f"## Solvers inside the MKL loop ({names[0]}, n = {n}, m = {m}, R = {R}, p = 2)",
-            "",
-            format_table(["C", "solver", "test acc", "seconds", "weight updates"], solver_rows),
-            "",
-            "## The targets, measured",
-            "",
-            _verdicts(results, counts, six, sizes.ranks),
-            "## What the paper's text does not give",
-            "",
-            NOT_RECOVERABLE,
-        ]
-    )
-    (out / "lpmkl.md").write_text(report, encoding="utf-8")
-    figures = _figures(results, counts, six, sizes, out)
+    parts: dict = {"results": {}}
+
+    def write() -> str:
+        report = _report(parts, sizes, names, missing, args.backend)
+        (out / "lpmkl.md").write_text(report, encoding="utf-8")
+        return report
+
+    _rank_sweeps(names, sizes, args.exact_memory, env, parts["results"], write)
+    parts["counts"] = _kernel_counts(names[0], sizes, args.exact_memory, env)
+    write()
+    parts["six"] = _problem_six(names[0], sizes, with_ip, env)
+    write()
+    parts["solvers"] = _solver_table(names[0], sizes, with_ip, env)
+    report = write()
+    figures = _figures(parts["results"], parts["counts"], parts["six"], sizes, out)
     sys.stdout.write(report)
     sys.stdout.write("\nWrote " + ", ".join(str(p) for p in [out / "lpmkl.md", *figures]) + "\n")
     return 0
