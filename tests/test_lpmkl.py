@@ -14,6 +14,7 @@ from lrkl.experiments.lpmkl import full_kernel_mkl
 from lrkl.kernels import Gaussian
 from lrkl.lpmkl import (
     SVM_SOLVERS,
+    duality_gap,
     gfb_svm,
     hinge_intercept,
     lp_mkl,
@@ -68,6 +69,53 @@ def test_split_equals_naive_at_convergence(xp, backend):
     )
     np.testing.assert_allclose(to_numpy(split.alpha), to_numpy(naive.alpha), atol=1e-6)
     np.testing.assert_allclose(to_numpy(split.w), to_numpy(naive.w), atol=1e-6)
+
+
+@pytest.mark.parametrize("eta", [0.0, 0.5])
+def test_duality_gap_bounds_the_distance_to_the_optimum(backend, eta):
+    """The gap is ~0 at the exact QP solution (SVC on K_d + ηI), positive elsewhere, and at
+    least the relative excess of the dual objective over the optimum."""
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    C = 1.0
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True)) + eta * np.eye(len(y))
+    alpha_ref, _ = _svc_reference(K, y, C)
+    optimum = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
+    xp = backend.xp
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
+    d_b = backend.asarray(d)
+    assert abs(duality_gap(problem, d_b, backend.asarray(alpha_ref), eta=eta, xp=xp)) < 1e-6
+    rough = np.clip(alpha_ref + 0.2 * np.random.default_rng(0).normal(size=len(y)), 0.0, C)
+    gap = duality_gap(problem, d_b, backend.asarray(rough), eta=eta, xp=xp)
+    balanced = rough * np.where(y > 0, 1.0, (rough @ (y > 0)) / (rough @ (y < 0)))
+    if rough @ (y > 0) > rough @ (y < 0):
+        balanced = rough * np.where(y > 0, (rough @ (y < 0)) / (rough @ (y > 0)), 1.0)
+    excess = 0.5 * (y * balanced) @ K @ (y * balanced) - balanced.sum() - optimum
+    assert gap > 0 and gap * abs(optimum) >= excess * (1 - 1e-9) > 0
+
+
+def test_gfb_gap_rule_stops_near_the_optimum_where_the_change_rule_does_not(backend):
+    """C = 1000: the paper's relative-change rule at 1e-4 stops with a dual objective far from
+    the optimum; the duality-gap rule at 1e-3 stops within 1e-3 of it."""
+    Vs, y = _svm_data(n=60, seed=2)
+    d = np.array([0.5, 0.3, 0.2])
+    C = 1000.0
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    alpha_ref, _ = _svc_reference(K, y, C)
+    optimum = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
+    xp = backend.xp
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
+    d_b = backend.asarray(d)
+    by_gap = gfb_svm(problem, d_b, stop="gap", tol=1e-3, max_iter=100000, xp=xp)
+    assert by_gap.converged and by_gap.n_iter % 10 == 0
+    assert duality_gap(problem, d_b, by_gap.alpha, xp=xp) <= 1e-3
+    assert abs(float(xp.sum(by_gap.alpha * problem.y))) < 1e-9 * C
+    excess = svm_dual_objective(by_gap, problem, xp=xp) - optimum
+    assert 0 <= excess <= 1e-3 * abs(optimum)
+    by_change = gfb_svm(problem, d_b, tol=1e-4, max_iter=3000, xp=xp)
+    assert duality_gap(problem, d_b, by_change.alpha, xp=xp) > 1e-2
+    with pytest.raises(ValueError, match="stop must be one of"):
+        gfb_svm(problem, d_b, stop="kkt", xp=xp)
 
 
 def test_algorithm_2_line_20_does_not_solve_the_svm():
@@ -252,6 +300,10 @@ def test_every_solver_gives_the_same_weights(solver):
     tol = 1e-4 if solver == "liblinear" else 1e-10
     clf = LowRankMKLClassifier(solver=solver, tol=tol, weight_tol=1e-6, **params).fit(X, y)
     np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
+    if solver == "liblinear":  # no dual point
+        assert np.isnan(clf.duality_gap_)
+    else:
+        assert 0 <= clf.duality_gap_ < 1e-6
 
 
 def test_bad_input_raises_clear_errors():

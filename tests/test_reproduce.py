@@ -72,10 +72,11 @@ def test_lpmkl_report_keeps_what_a_stopped_run_measured():
     from lrkl.experiments.lpmkl import PENDING, QUICK, _report
 
     cell = {"n_train": 300, "exact": [{"accuracy": 0.9, "seconds": 1.0, "updates": 3}]}
-    cell[10] = [{"accuracy": 0.8, "seconds": 0.5, "updates": 7}]
+    cell[10] = [{"accuracy": 0.8, "seconds": 0.5, "updates": 7, "gap": 0.25}]
     parts = {"results": {(2.0, 10, "svmguide1"): cell}}
     report = _report(parts, QUICK, ["svmguide1"], ["adult"], "numpy")
     assert "| 2 | 10 | svmguide1 | 300     | 0.9 ± 0   | 1 ± 0   | 0.8 ± 0  |" in report
+    assert "| 7            | 0.25     |" in report
     assert report.count(PENDING) == 4  # Figures 5, 6, 7 and the solvers table
     assert "skipped: adult" in report
     assert _report({"results": {}}, QUICK, ["svmguide1"], [], "numpy").count(PENDING) == 5

@@ -16,7 +16,7 @@ from lrkl._validation import (
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import svm_problem
+from lrkl.lpmkl._gfb import duality_gap, svm_problem
 from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLState, lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
@@ -107,6 +107,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         Weight updates (the most over the classes).
     n_svm_iter_ : int
         SVM iterations, summed over updates and classes.
+    duality_gap_ : float
+        The relative duality gap ``(P − D)/|P|`` of the last SVM (4), for the weights found
+        (the largest over the classes; NaN for ``liblinear``, which gives no dual point): how
+        far that SVM's objective may be from its optimum. GFB's relative-change rule does not
+        bound it: at C = 1000 and the paper's ``tol = 1e-4`` it can exceed 0.5.
     n_features_in_ : int
 
     Examples
@@ -225,22 +230,29 @@ class LowRankMKLClassifier(LRKLClassifier):
                 xp=xp,
             )
             coef = problem.feature_weights(result.solution.w, xp=xp)
-            results.append((result, coef))
+            alpha = result.solution.alpha
+            gap = (
+                float("nan")
+                if alpha is None
+                else duality_gap(problem, result.weights, alpha, eta=float(self.eta), xp=xp)
+            )
+            results.append((result, coef, gap))
         self._set_fitted(results, classes, xp=xp, device=dev)
-        if not all(r.converged and r.solution.converged for r, _ in results):
+        if not all(r.converged and r.solution.converged for r, _, _ in results):
             self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
         return self
 
     def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
         binary = len(results) == 1
         stack = (lambda arrays: arrays[0]) if binary else xp.stack
-        self.weights_ = stack([r.weights for r, _ in results])
-        self.coef_ = stack([coef for _, coef in results])
-        self.intercept_ = stack([xp.asarray(r.solution.intercept) for r, _ in results])
-        objectives = [r.objectives for r, _ in results]
+        self.weights_ = stack([r.weights for r, _, _ in results])
+        self.coef_ = stack([coef for _, coef, _ in results])
+        self.intercept_ = stack([xp.asarray(r.solution.intercept) for r, _, _ in results])
+        objectives = [r.objectives for r, _, _ in results]
         self.objectives_ = objectives[0] if binary else objectives
-        self.n_iter_ = max(r.n_iter for r, _ in results)
-        self.n_svm_iter_ = sum(r.svm_iterations for r, _ in results)
+        self.n_iter_ = max(r.n_iter for r, _, _ in results)
+        self.n_svm_iter_ = sum(r.svm_iterations for r, _, _ in results)
+        self.duality_gap_ = max(gap for _, _, gap in results)
         numeric = classes.dtype.kind in "biuf"
         self.classes_ = from_host(classes, xp=xp, device=device) if numeric else classes
 
