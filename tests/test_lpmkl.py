@@ -306,6 +306,19 @@ def test_every_solver_gives_the_same_weights(solver):
         assert 0 <= clf.duality_gap_ < 1e-6
 
 
+def test_classifier_gap_rule_reaches_the_optimum():
+    """stop="gap" ends each fit with the duality gap it asked for, and the weights of the
+    interior-point fit; the default relative-change rule reports the gap it stopped at."""
+    X, y = _classification(n=80)
+    params = dict(rank=6, C=1.0, random_state=0, max_outer_iter=300)
+    reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
+    clf = LowRankMKLClassifier(stop="gap", tol=1e-5, max_iter=200000, **params).fit(X, y)
+    assert clf.duality_gap_ <= 1e-5
+    np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
+    default = LowRankMKLClassifier(**params).fit(X, y)
+    assert default.duality_gap_ > 0
+
+
 def test_bad_input_raises_clear_errors():
     X, y = _classification(n=30)
     with pytest.raises(ValueError, match="at least 2 classes"):

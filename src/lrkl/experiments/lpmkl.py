@@ -197,7 +197,7 @@ def _low_rank(split, kernels, R, p, C, solver, run, env) -> dict:
     xp, device = env
     X_tr, y_tr, X_te, y_te = (from_host(a, xp=xp, device=device) for a in split)
     model = LowRankMKLClassifier(
-        kernels, rank=R, p=p, C=C, solver=solver, tol=TOL_PAPER, random_state=run
+        kernels, rank=R, p=p, C=C, solver=solver, tol=TOL_PAPER, stop="change", random_state=run
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the table

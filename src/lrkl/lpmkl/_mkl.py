@@ -49,16 +49,24 @@ def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: M
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
-    def solve(problem, d, *, state, tol, max_iter, eta, xp):
+    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change"):
         return gfb_svm(
-            problem, d, variant=variant, eta=eta, tol=tol, max_iter=max_iter, state=state, xp=xp
+            problem,
+            d,
+            variant=variant,
+            eta=eta,
+            tol=tol,
+            max_iter=max_iter,
+            stop=stop,
+            state=state,
+            xp=xp,
         )
 
     return solve
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
-    def solve(problem, d, *, state, tol, max_iter, eta, xp):
+    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change"):
         from lrkl.lpmkl import _host_solvers
 
         return getattr(_host_solvers, name)(
@@ -69,7 +77,8 @@ def _host(name: str) -> Callable[..., SVMSolution]:
 
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
-#: max_iter, eta, xp) -> SVMSolution``. The last two run on NumPy only.
+#: max_iter, eta, xp, stop="change") -> SVMSolution``; ``stop`` is GFB's rule (``"change"`` or
+#: ``"gap"``), the other two stop by their own criteria. They run on NumPy only.
 SVM_SOLVERS: dict[str, Callable[..., SVMSolution]] = {
     "gfb": _gfb("split"),
     "gfb_naive": _gfb("naive"),
@@ -111,6 +120,7 @@ def lp_mkl(
     max_iter: int = 3000,
     max_outer_iter: int = 100,
     eta: float = 0.0,
+    stop: str = "change",
     weights: Array | None = None,
     paper_norms: bool = False,
     callback: Callable[[MKLState], bool] | None = None,
@@ -121,8 +131,8 @@ def lp_mkl(
     ``max |Δd| < weight_tol`` (the paper's rule), after ``max_outer_iter`` updates, or when
     ``callback`` returns True.
 
-    ``tol`` and ``max_iter`` are the SVM solver's (:data:`SVM_SOLVERS`). The model returned is
-    the last SVM's, with the weights it was solved for.
+    ``tol``, ``max_iter`` and ``stop`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
+    returned is the last SVM's, with the weights it was solved for.
     """
     m = problem.V.shape[0]
     dtype = problem.V.dtype
@@ -138,7 +148,9 @@ def lp_mkl(
     solution = None
     n_iter = 0
     for n_iter in range(1, max_outer_iter + 1):
-        solution = solve(problem, d, state=state, tol=tol, max_iter=max_iter, eta=eta, xp=xp)
+        solution = solve(
+            problem, d, state=state, tol=tol, max_iter=max_iter, eta=eta, stop=stop, xp=xp
+        )
         state = solution.state
         svm_iterations += solution.n_iter
         objectives.append(mkl_objective(solution, problem, d, xp=xp))
@@ -148,13 +160,13 @@ def lp_mkl(
             norms2 = xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0)
         new = lp_weights(norms2, p, xp=xp)
         change = float(xp.max(xp.abs(new - d)))
-        stop = callback is not None and callback(
+        halt = callback is not None and callback(
             MKLState(n_iter, d, objectives[-1], change, solution.n_iter)
         )
         if change < weight_tol:
             converged = True
             break
-        if stop:
+        if halt:
             break
         d = new
     return MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
