@@ -80,6 +80,10 @@ def test_lpmkl_report_keeps_what_a_stopped_run_measured():
     assert report.count(PENDING) == 4  # Figures 5, 6, 7 and the solvers table
     assert "skipped: adult" in report
     assert _report({"results": {}}, QUICK, ["svmguide1"], [], "numpy").count(PENDING) == 5
+    solve = {"seconds": 0.25, "objective": -9.5, "iterations": 40}
+    parts["six"] = {"ip": {200: {"gfb": solve}}, "naive": {}}  # stopped within Figure 7
+    report = _report(parts, QUICK, ["svmguide1"], [], "numpy")
+    assert "0.25 (40 it, obj -9.5)" in report and report.count(PENDING) == 3
 
 
 def test_prato_zanni_data_sets_have_the_papers_sizes():

@@ -281,10 +281,10 @@ def _solve(problem, m: int, solver: str, env, **options) -> dict:
     return {"seconds": seconds, "objective": objective, "iterations": solution.n_iter}
 
 
-def _problem_six(name: str, sizes: Sizes, with_ip: bool, env) -> dict:
-    """Figures 6 and 7 on problem (6), d_k = 1/m, against the number of training rows."""
+def _problem_six(name: str, sizes: Sizes, with_ip: bool, env, out: dict, done: Any) -> None:
+    """Figures 6 and 7 on problem (6), d_k = 1/m, against the number of training rows, into
+    ``out = {"ip": {}, "naive": {}}``; ``done()`` after each size."""
     data = _load(name)
-    out: dict = {"ip": {}, "naive": {}}
     for n in progress(sizes.solver_rows, len(sizes.solver_rows), "figures 6-7"):
         X, _, y, _ = train_test_split(data.X, data.y, train_size=n, stratify=data.y, random_state=0)
         problem = _problem(X, y, 10, min(sizes.ip_rank, n), 0, env)
@@ -298,7 +298,7 @@ def _problem_six(name: str, sizes: Sizes, with_ip: bool, env) -> dict:
             variant: _solve(problem, 20, variant, env, tol=TOL_PAPER, max_iter=3000)
             for variant in ("gfb", "gfb_naive")
         }
-    return out
+        done()
 
 
 def _solver_table(name: str, sizes: Sizes, with_ip: bool, env) -> list[list[Any]]:
@@ -577,7 +577,7 @@ def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], bac
             f"problem (6) ({names[0]}, m = 10, R = {sizes.ip_rank}, d_k = 1/m)",
             "",
             section(
-                six is not None,
+                bool(six and six["ip"]),
                 lambda: format_table(
                     ["n", "GFB s", "interior point s"], solves(six["ip"], ("gfb", "ip"))
                 ),
@@ -587,7 +587,7 @@ def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], bac
             f"R = {sizes.naive_rank})",
             "",
             section(
-                six is not None,
+                bool(six and six["naive"]),
                 lambda: format_table(
                     ["n", "split s", "naive s"], solves(six["naive"], ("gfb", "gfb_naive"))
                 ),
@@ -651,8 +651,8 @@ def run(args: argparse.Namespace) -> int:
     _rank_sweeps(names, sizes, args.exact_memory, env, parts["results"], write)
     parts["counts"] = _kernel_counts(names[0], sizes, args.exact_memory, env)
     write()
-    parts["six"] = _problem_six(names[0], sizes, with_ip, env)
-    write()
+    parts["six"] = {"ip": {}, "naive": {}}
+    _problem_six(names[0], sizes, with_ip, env, parts["six"], write)
     parts["solvers"] = _solver_table(names[0], sizes, with_ip, env)
     report = write()
     figures = _figures(parts["results"], parts["counts"], parts["six"], sizes, out)
