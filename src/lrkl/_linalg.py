@@ -117,9 +117,14 @@ def solve(a: Array, b: Array, /, *, xp: ModuleType, assume_a: str = "gen") -> Ar
 
 
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
-    """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``."""
+    """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``.
+
+    On NumPy, LAPACK's divide and conquer (``syevd``, NumPy's own choice): SciPy's default,
+    ``syevr``, took 214 s against ``syevd``'s 36 s on a 5461 × 5461 Gaussian kernel matrix
+    whose eigenvalues cluster near zero (cpusmall).
+    """
     if _kind(xp) == "numpy":
-        return scipy.linalg.eigh(a, check_finite=False)
+        return scipy.linalg.eigh(a, driver="evd", check_finite=False)
     w, v = xp.linalg.eigh(a)
     return w, v
 
