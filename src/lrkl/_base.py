@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from lrkl._backend import from_host, get_namespace, host_namespace, to_numpy
 from lrkl.kernels import KERNEL_NAMES, Gaussian, kernel_from_name
 
 __all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"]
@@ -88,7 +89,59 @@ class LRKLRegressor(RegressorMixin, LRKLEstimator):
 
 
 class LRKLClassifier(ClassifierMixin, LRKLEstimator):
-    """Base of lrkl's classifiers (``score`` is the accuracy)."""
+    """Base of lrkl's classifiers (``score`` is the accuracy).
+
+    A subclass fits one real-valued score per column of :meth:`_sign_targets` (one for two
+    classes, one per class, one-vs-rest, otherwise), records the labels with
+    :meth:`_set_classes` and implements ``_decision(X, method)``; ``predict`` is shared.
+    """
+
+    @staticmethod
+    def _sign_targets(codes: Any, n_classes: int) -> Any:
+        """±1 targets on the host, shape (n, t): ``t = 1`` for two classes, +1 for
+        ``classes_[1]``; otherwise one column per class, +1 for that class and −1 for the rest.
+        """
+        hxp = host_namespace()
+        columns = hxp.arange(n_classes)[None, :] if n_classes > 2 else hxp.asarray([[1]])
+        return hxp.where(codes[:, None] == columns, 1.0, -1.0)
+
+    def _set_classes(self, classes: Any, *, xp: Any, device: Any) -> None:
+        """``classes_``: numeric labels in the data's namespace, text labels on the host."""
+        numeric = classes.dtype.kind in "biuf"
+        self.classes_ = from_host(classes, xp=xp, device=device) if numeric else classes
+
+    def decision_function(self, X: Any) -> Any:
+        """The score of each class for the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape (n_samples,) or (n_samples, n_classes)
+            Positive for ``classes_[1]`` with two classes; one column per class otherwise.
+        """
+        return self._decision(X, "decision_function")
+
+    def predict(self, X: Any) -> Any:
+        """The class of each row of ``X``: the sign of the score with two classes, the class
+        of the largest score otherwise.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape (n_samples,)
+        """
+        scores = self._decision(X, "predict")
+        xp = get_namespace(scores)
+        index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
+        if isinstance(self.classes_, type(scores)):
+            return xp.take(self.classes_, index)
+        return self.classes_[to_numpy(index)]  # text labels stay on the host
 
 
 class LRKLTransformer(TransformerMixin, LRKLEstimator):

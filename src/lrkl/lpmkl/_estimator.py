@@ -6,7 +6,7 @@ import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lrkl._backend import device_of, from_host, get_namespace, to_numpy
+from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
 from lrkl._validation import (
     Interval,
@@ -206,12 +206,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         self._validate_params()
         xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
         dev = device_of(X)
+        targets = self._sign_targets(codes, classes.shape[0])
         signs = [
-            from_host((codes == c) * 2.0 - 1.0, xp=xp, device=dev, dtype=X.dtype)
-            for c in range(1 if classes.shape[0] == 2 else classes.shape[0])
+            from_host(targets[:, j], xp=xp, device=dev, dtype=X.dtype)
+            for j in range(targets.shape[1])
         ]
-        if classes.shape[0] == 2:
-            signs = [-signs[0]]  # the positive class is classes_[1]
         self.features_ = LowRankFeatures(
             self.kernels,
             self.rank,
@@ -266,44 +265,12 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.n_iter_ = max(r.n_iter for r, _, _ in results)
         self.n_svm_iter_ = sum(r.svm_iterations for r, _, _ in results)
         self.duality_gap_ = max(gap for _, _, gap in results)
-        numeric = classes.dtype.kind in "biuf"
-        self.classes_ = from_host(classes, xp=xp, device=device) if numeric else classes
-
-    def decision_function(self, X: Array) -> Array:
-        """Signed distance to the margin: ``Σ_k V_k(x) coef_k + intercept_``.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-
-        Returns
-        -------
-        array of shape (n_samples,) or (n_samples, n_classes)
-            Positive for ``classes_[1]`` with two classes; one column per class otherwise.
-        """
-        return self._decision(X, "decision_function")
+        self._set_classes(classes, xp=xp, device=device)
 
     def _decision(self, X: Array, method: str) -> Array:
+        """``Σ_k V_k(x) coef_k + intercept_``: the signed distance to the margin."""
         xp, X = check_predict_X(self, X, like="coef_", method=method)
         features = self.features_.transform(X)
         if self.coef_.ndim == 1:
             return features @ self.coef_ + self.intercept_
         return features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]
-
-    def predict(self, X: Array) -> Array:
-        """The class of each row of ``X``.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-
-        Returns
-        -------
-        array of shape (n_samples,)
-        """
-        scores = self._decision(X, "predict")
-        xp = get_namespace(scores)
-        index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
-        if isinstance(self.classes_, type(scores)):
-            return xp.take(self.classes_, index)
-        return self.classes_[to_numpy(index)]  # text labels stay on the host

@@ -50,10 +50,12 @@ from lrkl.slkl._solver import (
     MODES,
     SELECTIONS,
     STEPS,
+    STOPS,
     SLKLResult,
     SLKLState,
     nu_max,
     slkl_problem,
+    slkl_problems,
     solve_slkl,
 )
 
@@ -68,6 +70,7 @@ _SOLVER_CONSTRAINTS: dict = {
     "mode": [StrOptions(set(MODES))],
     "selection": [StrOptions(set(SELECTIONS))],
     "step": [StrOptions(set(STEPS))],
+    "stop": [StrOptions(set(STOPS))],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "random_state": ["random_state"],
@@ -78,7 +81,7 @@ _SOLVER_CONSTRAINTS: dict = {
 
 def _prepare(
     X: Array,
-    y: Array,
+    Y: Array,
     n_columns: int | None,
     kernel: Kernel,
     mode: str,
@@ -88,15 +91,15 @@ def _prepare(
     *,
     owner: str,
     xp: ModuleType,
-) -> tuple[Any, list[int], int]:
-    """Draw S, then the problem's one pass over the rows with the resolved ``kernel``; also the
-    seed of the coordinate draws."""
+) -> tuple[list[Any], list[int], int]:
+    """Draw S, then one pass over the rows with the resolved ``kernel`` for the problems of all
+    the columns of ``Y`` (n × t); also the seed of the coordinate draws."""
     M = check_n_columns(n_columns, X.shape[0], owner=owner)
     candidates = sample_rows(X.shape[0], M, rng)
     seed = int(rng.randint(2**31 - 1))
-    problem = slkl_problem(
+    problems = slkl_problems(
         X,
-        y,
+        Y,
         candidates,
         kernel=kernel,
         mode=mode,
@@ -104,7 +107,98 @@ def _prepare(
         fit_intercept=fit_intercept,
         xp=xp,
     )
-    return problem, candidates, seed
+    return problems, candidates, seed
+
+
+def _default_nu(problem: Any) -> float:
+    """``DEFAULT_NU_RATIO·ν_max``; 1 when y is constant after centring (ν_max = 0, every ν
+    gives μ = 0)."""
+    return DEFAULT_NU_RATIO * nu_max(problem) or 1.0
+
+
+class _SLKLFit:
+    """The parameters of :class:`SLKLRegressor` and :class:`SLKLClassifier`, and their fit: one
+    candidate set and one pass over the rows for every target, then one solve per target."""
+
+    _parameter_constraints: dict = {
+        **_SOLVER_CONSTRAINTS,
+        "nu": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        **MONITOR_CONSTRAINTS,
+    }
+
+    def __init__(
+        self,
+        kernel: Kernel | str | None = None,
+        n_columns: int | None = None,
+        nu: float | None = None,
+        *,
+        mode: str = "auto",
+        selection: str = "greedy",
+        step: str = "exact",
+        stop: str = "kkt",
+        tol: float = 1e-3,
+        max_iter: int | None = None,
+        random_state: Any = None,
+        callback: Callable[[SLKLState], Any] | None = None,
+        verbose: int = 0,
+        fit_intercept: bool = True,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ) -> None:
+        self.kernel = kernel
+        self.n_columns = n_columns
+        self.nu = nu
+        self.mode = mode
+        self.selection = selection
+        self.step = step
+        self.stop = stop
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+        self.fit_intercept = fit_intercept
+        self.memory_budget = memory_budget
+
+    def _fit_targets(
+        self, X: Array, Y: Array, *, xp: ModuleType
+    ) -> tuple[list[SLKLResult], list[int], Kernel, list[float]]:
+        """Solve eq. (14) for each column of ``Y`` (n × t) on one candidate set: the results,
+        the candidates, the resolved kernel and each target's ν."""
+        kernel = check_kernel(self.kernel, X)
+        problems, candidates, seed = _prepare(
+            X,
+            Y,
+            self.n_columns,
+            kernel,
+            self.mode,
+            self.memory_budget,
+            self.fit_intercept,
+            check_random_state(self.random_state),
+            owner=type(self).__name__,
+            xp=xp,
+        )
+        monitor = self._monitor(
+            lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
+        )
+        results, nus = [], []
+        for problem in problems:
+            nu = float(self.nu) if self.nu is not None else _default_nu(problem)
+            result = solve_slkl(
+                problem,
+                nu=nu,
+                seed=seed,
+                callback=monitor,
+                step=self.step,
+                selection=self.selection,
+                stop=self.stop,
+                tol=float(self.tol),
+                max_iter=self.max_iter,
+            )
+            if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
+                self._warn_not_converged(result.n_iter, "increase max_iter or tol")
+            results.append(result)
+            nus.append(nu)
+        return results, candidates, kernel, nus
 
 
 class _SLKLModel(KernelExpansionRegressor):
@@ -127,11 +221,12 @@ class _SLKLModel(KernelExpansionRegressor):
         self.n_active_history_ = result.n_active_history
         self.iteration_history_ = result.iteration_history
         self.n_iter_ = result.n_iter
+        self.kkt_violation_ = result.kkt_violation
         self.mode_ = result.mode
         self.n_features_in_ = X.shape[1]
 
 
-class SLKLRegressor(_SLKLModel):
+class SLKLRegressor(_SLKLFit, _SLKLModel):
     """Stochastic low-rank kernel learning (Machart et al., ICML 2011).
 
     Learns a sparse conical combination ``Σ_m μ_m c_m c_mᵀ`` of the rank-1 Nyström kernels of
@@ -164,8 +259,15 @@ class SLKLRegressor(_SLKLModel):
     step : {"newton", "exact", "paper"}, default="exact"
         Proposition 2's Newton step, the closed-form coordinate minimiser, or Algorithm 2 as
         printed (factor 2 missing; kept for comparison, it can increase F).
-    tol : float, default=1e-4
-        ε of the paper's stopping rule ``F(μ^{k−M}) − F(μ^k) < ε F(μ^{k−M})``.
+    stop : {"kkt", "objective"}, default="kkt"
+        ``kkt``: stop when the largest violation of the optimality conditions of F (convex in
+        μ ≥ 0: ``a_m² = ν`` where μ_m > 0, ``a_m² ≤ ν`` where μ_m = 0, with
+        ``a_m = yᵀK⁻¹c_m``) is at most ``tol·ν``. ``objective``: the paper's rule
+        ``F(μ^{k−M}) − F(μ^k) < tol·F(μ^{k−M})`` (with the paper's tol = 1e-4 it stops with
+        a fifth more active centres than the optimum has, on the 2-D sinc).
+    tol : float, default=1e-3
+        The tolerance of ``stop``. ``kkt`` with 1e-3 stopped within 2e-7 of the optimal F and
+        with the optimum's m0 on the sinc and boston problems of the SLKL paper.
     max_iter : int, default=None
         Iteration cap; ``None`` means ``1000·M``.
     random_state : int, RandomState or None, default=None
@@ -203,6 +305,9 @@ class SLKLRegressor(_SLKLModel):
         F, m0 and the iteration number at each objective check.
     n_iter_ : int
         Iterations run.
+    kkt_violation_ : float
+        The largest violation of the optimality conditions at the returned μ, in units of ν
+        (0 at the optimum; see ``stop``).
     mode_ : str
         The form that ran.
     n_features_in_ : int
@@ -227,43 +332,6 @@ class SLKLRegressor(_SLKLModel):
     True
     """
 
-    _parameter_constraints: dict = {
-        **_SOLVER_CONSTRAINTS,
-        "nu": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        **MONITOR_CONSTRAINTS,
-    }
-
-    def __init__(
-        self,
-        kernel: Kernel | str | None = None,
-        n_columns: int | None = None,
-        nu: float | None = None,
-        *,
-        mode: str = "auto",
-        selection: str = "greedy",
-        step: str = "exact",
-        tol: float = 1e-4,
-        max_iter: int | None = None,
-        random_state: Any = None,
-        callback: Callable[[SLKLState], Any] | None = None,
-        verbose: int = 0,
-        fit_intercept: bool = True,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    ) -> None:
-        self.kernel = kernel
-        self.n_columns = n_columns
-        self.nu = nu
-        self.mode = mode
-        self.selection = selection
-        self.step = step
-        self.tol = tol
-        self.max_iter = max_iter
-        self.random_state = random_state
-        self.callback = callback
-        self.verbose = verbose
-        self.fit_intercept = fit_intercept
-        self.memory_budget = memory_budget
-
     def fit(self, X: Array, y: Array) -> SLKLRegressor:
         """Draw S, minimise F(μ) and keep the active centres.
 
@@ -278,39 +346,11 @@ class SLKLRegressor(_SLKLModel):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
-        kernel = check_kernel(self.kernel, X)
-        rng = check_random_state(self.random_state)
-        problem, candidates, seed = _prepare(
-            X,
-            y,
-            self.n_columns,
-            kernel,
-            self.mode,
-            self.memory_budget,
-            self.fit_intercept,
-            rng,
-            owner=type(self).__name__,
-            xp=xp,
-        )
-        monitor = self._monitor(
-            lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
-        )
-        # (``or 1.0``: y constant after centring, ν_max = 0, and every ν gives μ = 0.)
-        nu = float(self.nu) if self.nu is not None else DEFAULT_NU_RATIO * nu_max(problem) or 1.0
-        result = solve_slkl(
-            problem,
-            nu=nu,
-            seed=seed,
-            callback=monitor,
-            step=self.step,
-            selection=self.selection,
-            tol=float(self.tol),
-            max_iter=self.max_iter,
+        (result,), candidates, kernel, (nu,) = self._fit_targets(
+            X, xp.reshape(y, (-1, 1)), xp=xp
         )
         self._store(result, X, candidates, kernel, xp=xp)
         self.nu_ = nu
-        if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
-            self._warn_not_converged(result.n_iter, "increase max_iter or tol")
         return self
 
 
@@ -346,7 +386,8 @@ def slkl_path(
     mode: str = "auto",
     selection: str = "greedy",
     step: str = "exact",
-    tol: float = 1e-4,
+    stop: str = "kkt",
+    tol: float = 1e-3,
     max_iter: int | None = None,
     random_state: Any = None,
     fit_intercept: bool = True,
@@ -364,7 +405,7 @@ def slkl_path(
     y : array of shape (n_samples,)
     nus : sequence of float
         Values of ν > 0.
-    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept
+    kernel, n_columns, mode, selection, step, stop, tol, max_iter, random_state, fit_intercept
     memory_budget
         As for :class:`SLKLRegressor`.
 
@@ -387,8 +428,17 @@ def slkl_path(
     nus = check_grid(nus, name="nus")
     kernel = check_kernel(kernel, X)
     rng = check_random_state(random_state)
-    problem, candidates, seed = _prepare(
-        X, y, n_columns, kernel, mode, memory_budget, fit_intercept, rng, owner="slkl_path", xp=xp
+    (problem,), candidates, seed = _prepare(
+        X,
+        xp.reshape(y, (-1, 1)),
+        n_columns,
+        kernel,
+        mode,
+        memory_budget,
+        fit_intercept,
+        rng,
+        owner="slkl_path",
+        xp=xp,
     )
     results: dict[int, SLKLResult] = {}
     mu0 = None
@@ -400,6 +450,7 @@ def slkl_path(
             mu0=mu0,
             step=step,
             selection=selection,
+            stop=stop,
             tol=float(tol),
             max_iter=max_iter,
         )
@@ -487,7 +538,7 @@ class SLKLRegressorCV(_SLKLModel):
         As in scikit-learn (``KFold`` for an int).
     n_jobs : int, default=None
         Folds fitted in parallel (joblib; ``None`` means 1 unless in a ``parallel_backend``).
-    kernel, n_columns, mode, selection, step, tol, max_iter, random_state, fit_intercept
+    kernel, n_columns, mode, selection, step, stop, tol, max_iter, random_state, fit_intercept
         As for :class:`SLKLRegressor`.
     memory_budget : int, default=2**30
         As for :class:`SLKLRegressor`.
@@ -540,7 +591,8 @@ class SLKLRegressorCV(_SLKLModel):
         mode: str = "auto",
         selection: str = "greedy",
         step: str = "exact",
-        tol: float = 1e-4,
+        stop: str = "kkt",
+        tol: float = 1e-3,
         max_iter: int | None = None,
         random_state: Any = None,
         fit_intercept: bool = True,
@@ -556,6 +608,7 @@ class SLKLRegressorCV(_SLKLModel):
         self.mode = mode
         self.selection = selection
         self.step = step
+        self.stop = stop
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
@@ -585,14 +638,15 @@ class SLKLRegressorCV(_SLKLModel):
             mode=self.mode,
             selection=self.selection,
             step=self.step,
+            stop=self.stop,
             tol=self.tol,
             max_iter=self.max_iter,
             fit_intercept=self.fit_intercept,
             memory_budget=self.memory_budget,
         )
-        problem, candidates, seed = _prepare(
+        (problem,), candidates, seed = _prepare(
             X,
-            y,
+            xp.reshape(y, (-1, 1)),
             self.n_columns,
             kernel,
             self.mode,
@@ -631,6 +685,7 @@ class SLKLRegressorCV(_SLKLModel):
             seed=seed,
             step=self.step,
             selection=self.selection,
+            stop=self.stop,
             tol=float(self.tol),
             max_iter=self.max_iter,
         )

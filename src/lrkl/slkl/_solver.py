@@ -68,11 +68,13 @@ __all__ = [
     "MODES",
     "SELECTIONS",
     "STEPS",
+    "STOPS",
     "SLKLResult",
     "SLKLState",
     "choose_mode",
     "nu_max",
     "slkl_problem",
+    "slkl_problems",
     "solve_slkl",
 ]
 
@@ -81,6 +83,7 @@ Array = Any
 MODES = ("auto", "direct", "gram")
 SELECTIONS = ("random", "cyclic", "greedy")
 STEPS = ("newton", "exact", "paper")
+STOPS = ("kkt", "objective")
 
 
 class SLKLState(NamedTuple):
@@ -114,6 +117,7 @@ class SLKLResult(NamedTuple):
     converged: bool
     mode: str
     intercept: float  # b, 0 unless the problem was built with fit_intercept
+    kkt_violation: float  # max_m of the optimality violation at the returned μ, in units of ν
 
 
 # ------------------------------------------------------------------ problems (column oracles)
@@ -188,6 +192,10 @@ class GramProblem(_Problem):
         """``B_{m,S}``: products of column m with every candidate column."""
         return self.B[m, :]
 
+    def correlations(self, act: Any, k: int, g: Any) -> Any:
+        """``B_{S,A} g`` for a host vector ``g`` over the ``k`` active candidates: O(M·m0)."""
+        return self.B[:, act[:k]] @ g
+
     def active_gram(self, act: Any, k: int) -> Any:
         """``B_{A,A}``."""
         idx = act[:k]
@@ -228,18 +236,30 @@ class DirectProblem(_Problem):
 
     def cross_row(self, m: int, slot: int) -> Any:
         """``c_mᵀ C_S`` (O(nM)): stored columns, or kernel blocks under the memory budget."""
+        return self._cross(self.column(m, slot)) - self.n * self.mean * self.mean[m]
+
+    def correlations(self, act: Any, k: int, g: Any) -> Any:
+        """``B_{S,A} g`` for a host vector ``g``: ``C_Sᵀ v`` with ``v = C_A g`` (centred), O(nM).
+
+        With an intercept ``v`` sums to zero, so centring the candidate columns changes nothing.
+        """
         xp = self.xp
-        c = self.column(m, slot)
+        g_device = from_host(g, xp=xp, device=self.device, dtype=self.dtype)
+        v = g_device @ self.active[:k, :] - float(self.mean[act[:k]] @ g)
+        return self._cross(v)
+
+    def _cross(self, v: Array) -> Any:
+        """``C_Sᵀ v`` of the raw candidate columns, on the host: stored columns, or kernel blocks
+        under the memory budget."""
+        xp = self.xp
         if self.columns is not None:
-            raw = _host(self.columns @ c)
-        else:
-            out = xp.zeros(self.M, dtype=self.dtype, device=self.device)
-            for rows in row_slices(self.n, self.M):
-                out += c[rows] @ _column_block(
-                    self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp
-                )
-            raw = _host(out)
-        return raw - self.n * self.mean * self.mean[m]
+            return _host(self.columns @ v)
+        out = xp.zeros(self.M, dtype=self.dtype, device=self.device)
+        for rows in row_slices(self.n, self.M):
+            out += v[rows] @ _column_block(
+                self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp
+            )
+        return _host(out)
 
     def active_gram(self, act: Any, k: int) -> Any:
         """``C_AᵀC_A`` (O(n·m0²)), for the periodic refresh of G."""
@@ -302,7 +322,7 @@ def slkl_problem(
         Direct form only: keep all M columns (memory O(nM)) or evaluate them when needed
         (memory O(n·m0)); ``auto``: :func:`lrkl.kernels.precompute_columns`.
     memory_budget : int
-        Bytes allowed for the M×M Gram matrix or the n×M columns.
+        Bytes allowed for the M×M Gram matrix or the n×M stored columns.
     max_entries : int
         Entries of one kernel block in the pass over the rows.
     fit_intercept : bool
@@ -314,9 +334,45 @@ def slkl_problem(
     GramProblem or DirectProblem
         Reusable for several ν (see :func:`solve_slkl`): the pass over the rows is not repeated.
     """
+    (problem,) = slkl_problems(
+        X,
+        xp.reshape(y, (-1, 1)),
+        candidates,
+        kernel=kernel,
+        mode=mode,
+        columns=columns,
+        memory_budget=memory_budget,
+        max_entries=max_entries,
+        fit_intercept=fit_intercept,
+        xp=xp,
+    )
+    return problem
+
+
+def slkl_problems(
+    X: Array,
+    Y: Array,
+    candidates: Sequence[int],
+    /,
+    *,
+    kernel: Kernel,
+    mode: str = "auto",
+    columns: str = "auto",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    fit_intercept: bool = False,
+    xp: ModuleType,
+) -> list[GramProblem | DirectProblem]:
+    """One SLKL problem per column of ``Y`` (n × k) from a single pass over the rows of ``X``.
+
+    The candidate columns, B (or the stored columns) and the column means are shared; only
+    ``b = C_Sᵀy``, ``yᵀy`` and ȳ differ from target to target, and they are accumulated for all
+    k targets in the same pass (one GEMM with the k columns of ``Y``). Parameters as for
+    :func:`slkl_problem`.
+    """
     check_option(mode, MODES, name="mode")
     check_option(columns, COLUMNS, name="columns")
-    n, M = X.shape[0], len(candidates)
+    n, M, k = X.shape[0], len(candidates), Y.shape[1]
     itemsize = 4 if X.dtype == xp.float32 else 8
     if mode == "auto":
         mode = choose_mode(n, M, itemsize=itemsize, memory_budget=memory_budget)
@@ -327,43 +383,36 @@ def slkl_problem(
     k_diag = kernel._diag(centres, xp=xp)
     scale = 1.0 / xp.sqrt(k_diag)
     keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
-    b = xp.zeros(M, dtype=X.dtype, device=device)
+    b = xp.zeros((k, M), dtype=X.dtype, device=device)
     diag_B = xp.zeros(M, dtype=X.dtype, device=device)
     column_sum = xp.zeros(M, dtype=X.dtype, device=device)
     B = xp.zeros((M, M), dtype=X.dtype, device=device) if mode == "gram" else None
     stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
     for rows in row_slices(n, M, max_entries):
         block = _column_block(kernel, X[rows, :], centres, scale, xp=xp)  # shape: (rows, M)
-        b += y[rows] @ block
+        b += xp.matrix_transpose(Y[rows, :]) @ block
         diag_B += xp.sum(block * block, axis=0)
         column_sum += xp.sum(block, axis=0)
         if B is not None:
             B += xp.matrix_transpose(block) @ block
         if stored is not None:
             stored[:, rows] = xp.matrix_transpose(block)
-    b, diag_B, yy = _host(b), _host(diag_B), float(_host(xp.vecdot(y, y)))
-    mean, y_mean = hxp.zeros(M, dtype=hxp.float64), 0.0
+    b, diag_B, yy = _host(b), _host(diag_B), _host(xp.sum(Y * Y, axis=0))
+    mean, y_mean = hxp.zeros(M, dtype=hxp.float64), hxp.zeros(k, dtype=hxp.float64)
     if fit_intercept:
-        mean, y_mean = _host(column_sum) / n, float(_host(xp.sum(y))) / n
-        b, diag_B, yy = b - n * mean * y_mean, diag_B - n * mean * mean, yy - n * y_mean**2
-    common = dict(
-        n=n,
-        M=M,
-        yy=yy,
-        b=b,
-        diag_B=diag_B,
-        k_diag=_host(k_diag),
-        mean=mean,
-        y_mean=y_mean,
-        xp=xp,
-        device=device,
-        dtype=X.dtype,
-    )
+        mean, y_mean = _host(column_sum) / n, _host(xp.sum(Y, axis=0)) / n
+        b = b - n * (y_mean[:, None] * mean[None, :])
+        diag_B, yy = diag_B - n * mean * mean, yy - n * y_mean**2
+    common = dict(n=n, M=M, diag_B=diag_B, k_diag=_host(k_diag), mean=mean)
+    common.update(xp=xp, device=device, dtype=X.dtype)
+    targets = [dict(b=b[j], yy=float(yy[j]), y_mean=float(y_mean[j])) for j in range(k)]
     if B is not None:
         B_host = _host(B) - n * (mean[:, None] * mean[None, :])
         # Symmetric by construction; the diagonal from the same GEMM keeps both forms consistent.
-        return GramProblem(**common, B=(B_host + B_host.T) / 2.0)
-    return DirectProblem(**common, X=X, centres=centres, scale=scale, kernel=kernel, columns=stored)
+        B_host = (B_host + B_host.T) / 2.0
+        return [GramProblem(**common, **target, B=B_host) for target in targets]
+    form = dict(X=X, centres=centres, scale=scale, kernel=kernel, columns=stored)
+    return [DirectProblem(**common, **target, **form) for target in targets]
 
 
 # --------------------------------------------------------------------------- the active set and G
@@ -502,6 +551,33 @@ class _ActiveSet:
                 self._add(m, float(mu0[m]))
         self.refresh()
 
+    def derivatives(self) -> Any:
+        """``a = C_Sᵀ K⁻¹ y = b − B_{S,A} G b_A`` for every candidate (host, shape (M,)).
+
+        O(M·m0) from the kept rows ``B_{A,S}`` (greedy) or B (Gram form); one O(nM) pass over
+        the active and candidate columns in the direct form.
+        """
+        k = self.m0
+        if k == 0:
+            return self.problem.b.copy()
+        g = self.G[:k, :k] @ self.z[:k]
+        if self.P is not None:
+            return self.problem.b - g @ self.P[:k, :]
+        return self.problem.b - self.problem.correlations(self.act, k, g)
+
+    def violations(self, nu: float) -> Any:
+        """How far each coordinate is from the optimality conditions of F, in units of ν.
+
+        F is convex in μ ≥ 0 and ``∂F/∂μ_m = ν − a_m²``: optimal when ``a_m² = ν`` wherever
+        μ_m > 0 and ``a_m² ≤ ν`` wherever μ_m = 0. The violation is ``|a_m² − ν|/ν`` on the
+        active coordinates and ``max(0, a_m² − ν)/ν`` on the others.
+        """
+        hxp = host_namespace()
+        a = self.derivatives()
+        grad = nu - a * a
+        score = hxp.where(self.mu > 0.0, hxp.abs(grad), hxp.clip(-grad, min=0.0))
+        return score / nu
+
     def objective(self, nu: float) -> float:
         """``F(μ) = yᵀy − b_Aᵀ G b_A + ν Σμ`` in O(m0²)."""
         hxp = host_namespace()
@@ -554,7 +630,8 @@ class _Selector:
         self.order: list[int] = []
 
     def next(self, state: _ActiveSet, nu: float) -> tuple[int, float]:
-        """The next coordinate, and its score (greedy only; ``inf`` otherwise)."""
+        """The next coordinate, and its optimality violation (greedy only; ``inf`` otherwise):
+        greedy picks the largest violation, which is then the violation of the whole μ."""
         if self.selection == "random":
             return self.rng.randrange(self.M), math.inf
         if self.selection == "cyclic":
@@ -562,12 +639,8 @@ class _Selector:
                 self.order = list(range(self.M))
                 self.rng.shuffle(self.order)
             return self.order.pop(), math.inf
-        hxp = host_namespace()
-        k = state.m0
-        a = state.problem.b - (state.G[:k, :k] @ state.z[:k]) @ state.P[:k, :]
-        grad = nu - a * a
-        score = hxp.where(state.mu > 0.0, hxp.abs(grad), hxp.clip(-grad, min=0.0))
-        m = int(hxp.argmax(score))
+        score = state.violations(nu)
+        m = int(host_namespace().argmax(score))
         return m, float(score[m])
 
 
@@ -582,6 +655,7 @@ def solve_slkl(
     step: str = "newton",
     selection: str = "random",
     tol: float = 1e-4,
+    stop: str = "objective",
     max_iter: int | None = None,
     seed: int = 0,
     mu0: Any = None,
@@ -603,9 +677,15 @@ def solve_slkl(
     selection : {"random", "cyclic", "greedy"}
         Coordinate choice.
     tol : float
-        ε of the paper's stopping rule: stop when ``F(μ^{k−M}) − F(μ^k) < ε F(μ^{k−M})``, checked
-        every M iterations. Greedy selection also stops when every projected gradient is exactly
-        zero (the optimality conditions hold).
+        The tolerance of the stopping rule ``stop``.
+    stop : {"objective", "kkt"}
+        ``objective``, the paper's rule: stop when ``F(μ^{k−M}) − F(μ^k) < tol·F(μ^{k−M})``,
+        checked every M iterations. ``kkt``: stop when the largest violation of the optimality
+        conditions (:meth:`_ActiveSet.violations`: ``a_m² = ν`` where μ_m > 0, ``a_m² ≤ ν``
+        where μ_m = 0) is at most ``tol·ν``; checked at every iteration with greedy selection,
+        which computes it anyway, and every M iterations otherwise (O(M·m0) in the Gram form,
+        one O(nM) pass in the direct form). Greedy selection also stops, under either rule,
+        when every violation is exactly zero.
     max_iter : int, optional
         Iteration cap (default ``1000·M``).
     seed : int
@@ -634,6 +714,7 @@ def solve_slkl(
     M = problem.M
     check_option(step, STEPS, name="step")
     check_option(selection, SELECTIONS, name="selection")
+    check_option(stop, STOPS, name="stop")
     check_number(nu, name="nu", strict=True)
     check_number(tol, name="tol")
     max_iter = 1000 * M if max_iter is None else int(max_iter)
@@ -654,7 +735,17 @@ def solve_slkl(
     )
     with limits:
         return _loop(
-            problem, state, selector, nu, step, tol, max_iter, check_every, refresh_every, callback
+            problem,
+            state,
+            selector,
+            nu,
+            step,
+            tol,
+            stop,
+            max_iter,
+            check_every,
+            refresh_every,
+            callback,
         )
 
 
@@ -688,6 +779,7 @@ def _loop(
     nu: float,
     step: str,
     tol: float,
+    stop: str,
     max_iter: int,
     check_every: int,
     refresh_every: int | None,
@@ -704,7 +796,7 @@ def _loop(
         max_iter = 0
     while k < max_iter:
         m, score = selector.next(state, nu)
-        if score <= 0.0:
+        if score <= 0.0 or (stop == "kkt" and score <= tol):
             converged = True
             break
         _iterate(problem, state, m, nu, step)
@@ -723,7 +815,11 @@ def _loop(
                 ):
                     break
             if k % M == 0:
-                if last_rule - objective < tol * last_rule:
+                if stop == "objective" and last_rule - objective < tol * last_rule:
+                    converged = True
+                    break
+                # (Greedy's score is the largest violation already, tested every iteration.)
+                if stop == "kkt" and math.isinf(score) and hxp.max(state.violations(nu)) <= tol:
                     converged = True
                     break
                 last_rule = objective
@@ -754,4 +850,5 @@ def _loop(
         converged=converged,
         mode=problem.mode,
         intercept=problem.y_mean - float(centred_sum),
+        kkt_violation=float(hxp.max(state.violations(nu))),
     )
