@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from lrkl import (
     KernelRidge,
     KernelRidgeSubset,
+    SLKLClassifier,
     SLKLRegressor,
     SLKLRegressorCV,
     UniformRankOneRidge,
@@ -20,7 +21,13 @@ from lrkl import (
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, choose_mode, slkl_problem, solve_slkl
+from lrkl.slkl._solver import (
+    _ActiveSet,
+    choose_mode,
+    slkl_problem,
+    slkl_problems,
+    solve_slkl,
+)
 
 from ._reference import kernel_ridge
 
@@ -84,6 +91,72 @@ def test_objective_matches_lbfgsb(backend, reference, mode, step, selection):
     assert get_namespace(result.weights) is get_namespace(backend.asarray(X))
     assert device_of(result.weights) == device_of(backend.asarray(np.zeros(1)))
     assert np.all(to_numpy(result.weights) >= 0)
+
+
+def _dense_violation(C, y, mu, nu, fit_intercept=False):
+    """The largest optimality violation of F at μ, in units of ν, computed densely."""
+    if fit_intercept:
+        C, y = C - C.mean(axis=0), y - y.mean()
+    grad = _dense_objective(C, y, mu, nu)[1]
+    return float(np.max(np.where(mu > 0, np.abs(grad), np.maximum(-grad, 0.0))) / nu)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize(
+    ("mode", "columns"), [("gram", "auto"), ("direct", "precomputed"), ("direct", "on_the_fly")]
+)
+@pytest.mark.parametrize("selection", ["random", "greedy"])
+def test_kkt_rule_stops_at_the_dense_violation(
+    backend, reference, mode, columns, selection, fit_intercept
+):
+    """``stop="kkt"`` stops once the dense optimality violation is at most tol (and reports it),
+    and its objective is then close to the L-BFGS-B optimum."""
+    X, y, S, C, f_star = reference
+    problem = slkl_problem(
+        backend.asarray(X),
+        backend.asarray(y),
+        S,
+        kernel=KERNEL,
+        mode=mode,
+        columns=columns,
+        fit_intercept=fit_intercept,
+        xp=backend.xp,
+    )
+    tol = 1e-6
+    result = solve_slkl(problem, nu=NU, step="exact", selection=selection, stop="kkt", tol=tol)
+    mu = to_numpy(result.weights)
+    dense = _dense_violation(C, y, mu, NU, fit_intercept)
+    assert result.converged
+    assert result.kkt_violation == pytest.approx(dense, rel=1e-5, abs=1e-9)
+    assert dense <= tol * (1 + 1e-6)
+    if not fit_intercept:
+        assert abs(result.objective - f_star) <= 1e-7 * f_star
+    # A loose tolerance stops earlier, with a larger (still honest) violation.
+    early = solve_slkl(problem, nu=NU, step="exact", selection=selection, stop="kkt", tol=0.3)
+    assert early.n_iter < result.n_iter
+    dense_early = _dense_violation(C, y, to_numpy(early.weights), NU, fit_intercept)
+    assert early.kkt_violation == pytest.approx(dense_early, rel=1e-6) and dense_early <= 0.3
+
+
+def test_one_pass_for_several_targets_equals_one_problem_each(backend, reference):
+    X, y, S, _, _ = reference
+    Y = np.stack([y, -2.0 * y + 1.0, np.sign(y)], axis=1)
+    xp = backend.xp
+    for mode in ("gram", "direct"):
+        together = slkl_problems(
+            backend.asarray(X), backend.asarray(Y), S, kernel=KERNEL, mode=mode,
+            fit_intercept=True, xp=xp,
+        )  # fmt: skip
+        for j, problem in enumerate(together):
+            alone = slkl_problem(
+                backend.asarray(X), backend.asarray(Y[:, j]), S, kernel=KERNEL, mode=mode,
+                fit_intercept=True, xp=xp,
+            )  # fmt: skip
+            np.testing.assert_allclose(problem.b, alone.b, rtol=1e-12, atol=1e-12)
+            assert problem.yy == pytest.approx(alone.yy, rel=1e-12)
+            assert problem.y_mean == pytest.approx(alone.y_mean, rel=1e-12)
+            if mode == "gram":
+                np.testing.assert_allclose(problem.B, alone.B, rtol=1e-12, atol=1e-12)
 
 
 def test_objective_value_is_the_dense_f(backend, reference):
@@ -377,3 +450,65 @@ def test_bad_data_raise(backend):
         model.predict(backend.asarray(np.ones((4, 3))))
     with pytest.raises(ValueError, match="nus must be a finite number > 0"):
         slkl_path(Xb, yb, [0.1, -1.0])
+
+
+# --------------------------------------------------------------------------- classification
+
+
+def _digits():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    return X[:600] / 16.0, y[:600], X[600:900] / 16.0, y[600:900]
+
+
+def test_classifier_is_one_regression_per_class_on_one_candidate_set(backend):
+    """Each column of the decision function is SLKL regression on that class's ±1 labels with
+    the same candidates; the class of the largest one is predicted."""
+    X, y, X_test, y_test = _digits()
+    params = dict(n_columns=120, nu=0.05, random_state=0)
+    model = SLKLClassifier(**params).fit(backend.asarray(X), backend.asarray(y))
+    scores = model.decision_function(backend.asarray(X_test))
+    assert get_namespace(scores) is get_namespace(backend.asarray(X))
+    assert tuple(scores.shape) == (300, 10)
+    for c in (0, 3, 9):
+        target = np.where(y == c, 1.0, -1.0)
+        regressor = SLKLRegressor(**params).fit(backend.asarray(X), backend.asarray(target))
+        np.testing.assert_array_equal(to_numpy(regressor.candidates_), to_numpy(model.candidates_))
+        np.testing.assert_allclose(
+            to_numpy(scores[:, c]), to_numpy(regressor.predict(backend.asarray(X_test))),
+            rtol=1e-9, atol=1e-9,
+        )  # fmt: skip
+    predicted = to_numpy(model.predict(backend.asarray(X_test)))
+    np.testing.assert_array_equal(predicted, np.argmax(to_numpy(scores), axis=1))
+    # Not far below dense kernel ridge on ±1 labels with the same kernel and all 600 centres.
+    K, K_test = (model.kernel_(A, X) for A in (X, X_test))
+    dense = K_test @ np.linalg.solve(K + np.eye(600), np.where(y[:, None] == np.arange(10), 1, -1))
+    assert np.mean(predicted == y_test) >= np.mean(np.argmax(dense, axis=1) == y_test) - 0.05
+    # The centres are the union of the classes' supports; a class's inactive centres weigh 0.
+    mu = to_numpy(model.weights_)
+    active = np.flatnonzero((mu > 0).any(axis=0))
+    np.testing.assert_array_equal(to_numpy(model.support_), active)
+    dual = to_numpy(model.dual_coef_)
+    np.testing.assert_array_equal(dual != 0, (mu > 0)[:, active].T)
+    assert model.kkt_violation_ <= 1e-3
+
+
+def test_binary_classifier_scores_the_second_class_positive(backend):
+    X, y, X_test, y_test = _digits()
+    keep, keep_test = np.isin(y, (3, 8)), np.isin(y_test, (3, 8))
+    labels = np.where(y[keep] == 3, "three", "eight")
+    model = SLKLClassifier(n_columns=80, random_state=0).fit(backend.asarray(X[keep]), labels)
+    assert list(model.classes_) == ["eight", "three"]
+    scores = to_numpy(model.decision_function(backend.asarray(X_test[keep_test])))
+    assert scores.ndim == 1
+    truth = np.where(y_test[keep_test] == 3, "three", "eight")
+    predicted = model.predict(backend.asarray(X_test[keep_test]))
+    np.testing.assert_array_equal(predicted, np.where(scores > 0, "three", "eight"))
+    assert np.mean(predicted == truth) > 0.9
+
+
+def test_classifier_refuses_one_class(backend):
+    X, _ = _data(30)
+    with pytest.raises(ValueError, match="at least 2 classes, received 1 class"):
+        SLKLClassifier().fit(backend.asarray(X), np.zeros(30, dtype=int))

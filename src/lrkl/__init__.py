@@ -12,7 +12,7 @@ from lrkl.kernel_ridge import (
 )
 from lrkl.lpmkl import LowRankMKLClassifier
 from lrkl.mklaren import MklarenRegressor
-from lrkl.slkl import SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_path
+from lrkl.slkl import SLKLClassifier, SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_path
 
 __all__ = [
     "AlignmentKernelRidge",
@@ -23,6 +23,7 @@ __all__ = [
     "LowRankRidge",
     "LowRankRidgeCV",
     "MklarenRegressor",
+    "SLKLClassifier",
     "SLKLRegressor",
     "SLKLRegressorCV",
     "UniformKernelRidge",
