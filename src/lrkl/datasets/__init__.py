@@ -11,7 +11,15 @@ from lrkl.datasets._mklaren import (
     load_mklaren_protocol,
     load_sentiment,
 )
-from lrkl.datasets._slkl import RegressionDataset, load_abalone, load_boston, make_sinc
+from lrkl.datasets._slkl import (
+    DigitsDataset,
+    RegressionDataset,
+    load_abalone,
+    load_boston,
+    load_mnist,
+    load_usps,
+    make_sinc,
+)
 
 __all__ = [
     "LPMKL_DATASETS",
@@ -19,6 +27,7 @@ __all__ = [
     "PRATO_ZANNI_DATASETS",
     "SENTIMENT_DOMAINS",
     "ClassificationDataset",
+    "DigitsDataset",
     "ProtocolDataset",
     "RegressionDataset",
     "SentimentDataset",
@@ -27,7 +36,9 @@ __all__ = [
     "load_boston",
     "load_lpmkl",
     "load_mklaren_protocol",
+    "load_mnist",
     "load_prato_zanni",
     "load_sentiment",
+    "load_usps",
     "make_sinc",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["get_data_home"]
+__all__ = ["data_file", "get_data_home"]
 
 
 def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
@@ -32,3 +32,18 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     if data_home is None:
         data_home = os.environ.get("LRKL_DATA", Path.home() / "lrkl_data")
     return Path(data_home).expanduser()
+
+
+def data_file(
+    folder: str, file: str, *, name: str, data_home: str | os.PathLike | None = None
+) -> Path:
+    """``<data home>/<folder>/<file>``; a ``FileNotFoundError`` that says where to put it when
+    it is not there."""
+    path = get_data_home(data_home) / folder / file
+    if not path.exists():
+        msg = (
+            f"{name} is not bundled with lrkl: put {folder}/{file} in the data home "
+            f"{get_data_home(data_home)} (set LRKL_DATA or data_home=); not found: {path}"
+        )
+        raise FileNotFoundError(msg)
+    return path

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lrkl.datasets._home import get_data_home
+from lrkl.datasets._home import data_file
 from lrkl.datasets._slkl import _read, _standardized
 
 __all__ = ["LPMKL_DATASETS", "ClassificationDataset", "load_lpmkl"]
@@ -65,14 +65,7 @@ def load_lpmkl(name: str, *, data_home: str | os.PathLike | None = None) -> Clas
     if folder is None:
         arrays = _read(file)
     else:
-        path = get_data_home(data_home) / folder / file
-        if not path.exists():
-            msg = (
-                f"{name} is not bundled with lrkl: put {folder}/{file} in the data home "
-                f"{get_data_home(data_home)} (set LRKL_DATA or data_home=); not found: {path}"
-            )
-            raise FileNotFoundError(msg)
-        with np.load(path) as data:
+        with np.load(data_file(folder, file, name=name, data_home=data_home)) as data:
             arrays = {key: data[key] for key in data.files}
     if "X" in arrays:
         X, y = arrays["X"], arrays["y"]
