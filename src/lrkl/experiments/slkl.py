@@ -50,7 +50,7 @@ from lrkl.experiments._common import (
 from lrkl.kernels import Gaussian
 from lrkl.slkl._solver import SLKLResult, slkl_problem, solve_slkl
 
-DESCRIPTION = "SLKL (Machart et al. 2011): Table 2 and Figures 1-3"
+DESCRIPTION = "SLKL (Machart et al. 2011): Tables 2-3, Figures 1-3 and section 5.4"
 
 #: Table 2 of the paper: {data set: {row: [value per M]}} with the M of each column.
 PAPER_M = {"sinc": (256, 512, 1000), "boston": (128, 256, 350), "abalone": (512, 1024, 3000)}
