@@ -14,6 +14,7 @@ reproduced.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from importlib import resources
 from typing import Any, NamedTuple
 
@@ -216,18 +217,26 @@ class DigitsDataset(NamedTuple):
     y_test: np.ndarray  # shape: (n_test,), int64
 
 
-def _digits(name: str, folder: str, data_home: Any) -> dict[str, np.ndarray]:
-    with np.load(data_file(folder, f"{folder}.npz", name=name, data_home=data_home)) as data:
-        return {key: data[key] for key in ("X_train", "y_train", "X_test", "y_test")}
+def _digits(name: str, data_home: Any, pixels: Callable[[np.ndarray], np.ndarray]) -> DigitsDataset:
+    """``<data home>/<name>/<name>.npz`` with ``pixels`` applied to both images arrays."""
+    with np.load(data_file(name, f"{name}.npz", name=name, data_home=data_home)) as raw:
+        return DigitsDataset(
+            name,
+            pixels(raw["X_train"].astype(np.float64)),
+            raw["y_train"].astype(np.int64),
+            pixels(raw["X_test"].astype(np.float64)),
+            raw["y_test"].astype(np.int64),
+        )
 
 
 def load_usps(*, data_home: Any = None) -> DigitsDataset:
     """USPS handwritten digits (Hull 1994): 7291 training and 2007 test images of 16 × 16 pixels.
 
-    Read from ``<data home>/usps/usps.npz`` (:func:`lrkl.datasets.get_data_home`; not bundled: its
-    redistribution terms are unclear). Pixels are scaled to [−1, 1], the scale of the copy in
-    Hastie, Tibshirani & Friedman's *Elements of Statistical Learning* that Williams & Seeger
-    (2001) and the SLKL paper (Table 1: σ² = 64) use.
+    Read from ``<data home>/usps/usps.npz`` (:func:`lrkl.datasets.get_data_home`; not bundled:
+    its redistribution terms are unclear). Pixels are scaled to [−1, 1], the scale of the copy
+    in Hastie, Tibshirani & Friedman's *Elements of Statistical Learning* that Williams & Seeger
+    (2001) and the SLKL paper (Table 1: σ² = 64) use; the file holds them mapped to [0, 1], and
+    ``2x − 1`` restores them exactly.
 
     Parameters
     ----------
@@ -237,15 +246,7 @@ def load_usps(*, data_home: Any = None) -> DigitsDataset:
     -------
     DigitsDataset
     """
-    raw = _digits("usps", "usps", data_home)
-    # The file holds ESL's [−1, 1] pixels mapped to [0, 1]; 2x − 1 restores them exactly.
-    return DigitsDataset(
-        "usps",
-        2.0 * raw["X_train"].astype(np.float64) - 1.0,
-        raw["y_train"].astype(np.int64),
-        2.0 * raw["X_test"].astype(np.float64) - 1.0,
-        raw["y_test"].astype(np.int64),
-    )
+    return _digits("usps", data_home, lambda x: 2.0 * x - 1.0)
 
 
 def load_mnist(*, data_home: Any = None) -> DigitsDataset:
@@ -264,11 +265,4 @@ def load_mnist(*, data_home: Any = None) -> DigitsDataset:
     -------
     DigitsDataset
     """
-    raw = _digits("mnist", "mnist", data_home)
-    return DigitsDataset(
-        "mnist",
-        raw["X_train"].astype(np.float64) / 255.0,
-        raw["y_train"].astype(np.int64),
-        raw["X_test"].astype(np.float64) / 255.0,
-        raw["y_test"].astype(np.int64),
-    )
+    return _digits("mnist", data_home, lambda x: x / 255.0)

@@ -293,59 +293,20 @@ def _host(a: Array) -> Any:
 
 
 def slkl_problem(
-    X: Array,
-    y: Array,
-    candidates: Sequence[int],
-    /,
-    *,
-    kernel: Kernel,
-    mode: str = "auto",
-    columns: str = "auto",
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    max_entries: int = DEFAULT_MAX_ENTRIES,
-    fit_intercept: bool = False,
-    xp: ModuleType,
+    X: Array, y: Array, candidates: Sequence[int], /, **options: Any
 ) -> GramProblem | DirectProblem:
     """Prepare an SLKL problem: one blocked pass over the rows of ``X``.
 
-    Parameters
-    ----------
-    X, y : arrays of shape (n, d) and (n,)
-        Validated training data, in namespace ``xp``.
-    candidates : sequence of int
-        The M row numbers of ``X`` forming the candidate set S.
-    kernel : Kernel
-        The base kernel k.
-    mode : {"auto", "direct", "gram"}
-        The form (see the module docstring); ``auto`` uses :func:`choose_mode`.
-    columns : {"auto", "precomputed", "on_the_fly"}
-        Direct form only: keep all M columns (memory O(nM)) or evaluate them when needed
-        (memory O(n·m0)); ``auto``: :func:`lrkl.kernels.precompute_columns`.
-    memory_budget : int
-        Bytes allowed for the M×M Gram matrix or the n×M stored columns.
-    max_entries : int
-        Entries of one kernel block in the pass over the rows.
-    fit_intercept : bool
-        Centre the columns and ``y``: the kernel ridge model with an unpenalised bias
-        (:mod:`lrkl.kernel_ridge._solvers`), whose bias :attr:`SLKLResult.intercept` gives.
+    ``y`` has shape (n,); ``options`` are those of :func:`slkl_problems`, which this is for a
+    single target.
 
     Returns
     -------
     GramProblem or DirectProblem
         Reusable for several ν (see :func:`solve_slkl`): the pass over the rows is not repeated.
     """
-    (problem,) = slkl_problems(
-        X,
-        xp.reshape(y, (-1, 1)),
-        candidates,
-        kernel=kernel,
-        mode=mode,
-        columns=columns,
-        memory_budget=memory_budget,
-        max_entries=max_entries,
-        fit_intercept=fit_intercept,
-        xp=xp,
-    )
+    xp = options["xp"]
+    (problem,) = slkl_problems(X, xp.reshape(y, (-1, 1)), candidates, **options)
     return problem
 
 
@@ -363,12 +324,37 @@ def slkl_problems(
     fit_intercept: bool = False,
     xp: ModuleType,
 ) -> list[GramProblem | DirectProblem]:
-    """One SLKL problem per column of ``Y`` (n × k) from a single pass over the rows of ``X``.
+    """One SLKL problem per column of ``Y`` from a single blocked pass over the rows of ``X``.
 
     The candidate columns, B (or the stored columns) and the column means are shared; only
     ``b = C_Sᵀy``, ``yᵀy`` and ȳ differ from target to target, and they are accumulated for all
-    k targets in the same pass (one GEMM with the k columns of ``Y``). Parameters as for
-    :func:`slkl_problem`.
+    the targets in the same pass (one GEMM with the columns of ``Y``).
+
+    Parameters
+    ----------
+    X, Y : arrays of shape (n, d) and (n, t)
+        Validated training data, in namespace ``xp``.
+    candidates : sequence of int
+        The M row numbers of ``X`` forming the candidate set S.
+    kernel : Kernel
+        The base kernel k.
+    mode : {"auto", "direct", "gram"}
+        The form (see the module docstring); ``auto`` uses :func:`choose_mode`.
+    columns : {"auto", "precomputed", "on_the_fly"}
+        Direct form only: keep all M columns (memory O(nM)) or evaluate them when needed
+        (memory O(n·m0)); ``auto``: :func:`lrkl.kernels.precompute_columns`.
+    memory_budget : int
+        Bytes allowed for the M×M Gram matrix or the n×M stored columns.
+    max_entries : int
+        Entries of one kernel block in the pass over the rows.
+    fit_intercept : bool
+        Centre the columns and the targets: the kernel ridge model with an unpenalised bias
+        (:mod:`lrkl.kernel_ridge._solvers`), whose bias :attr:`SLKLResult.intercept` gives.
+
+    Returns
+    -------
+    list of GramProblem or DirectProblem
+        One per column of ``Y``, each reusable for several ν (see :func:`solve_slkl`).
     """
     check_option(mode, MODES, name="mode")
     check_option(columns, COLUMNS, name="columns")
