@@ -211,29 +211,61 @@ class _SLKLFit:
         return results, candidates, kernel, nus
 
 
+def _store_expansion(
+    estimator: Any,
+    results: list[SLKLResult],
+    X: Array,
+    candidates: list[int],
+    kernel: Kernel,
+    *,
+    xp: ModuleType,
+) -> None:
+    """The kernel expansion of one SLKL solution per target on one candidate set, as fitted
+    attributes: one target gives 1-D ``dual_coef_``/``weights_`` and a scalar ``intercept_``;
+    t targets put their centres together (the union of the supports, a class's inactive centres
+    weighing zero) with one column of ``dual_coef_`` and one row of ``weights_`` each."""
+    device = device_of(X)
+    if len(results) == 1:
+        (result,) = results
+        support, dual = result.support, result.dual_coef
+        weights = result.weights
+        intercept = xp.asarray(result.intercept, dtype=X.dtype, device=device)
+    else:
+        hxp = host_namespace()
+        support = sorted(set().union(*(r.support for r in results)))
+        position = {m: i for i, m in enumerate(support)}
+        host_dual = hxp.zeros((len(support), len(results)), dtype=hxp.float64)
+        for j, result in enumerate(results):
+            host_dual[[position[m] for m in result.support], j] = to_numpy(result.dual_coef)
+        dual = from_host(host_dual, xp=xp, device=device, dtype=X.dtype)
+        weights = xp.stack([r.weights for r in results])
+        host_intercept = hxp.asarray([r.intercept for r in results], dtype=hxp.float64)
+        intercept = from_host(host_intercept, xp=xp, device=device, dtype=X.dtype)
+    estimator.kernel_ = kernel
+    estimator.candidates_ = index_array(candidates, xp=xp, device=device)
+    estimator.weights_ = weights
+    estimator.support_ = index_array(support, xp=xp, device=device)
+    rows = index_array([candidates[j] for j in support], xp=xp, device=device)
+    estimator.centres_ = xp.take(X, rows, axis=0)
+    estimator.dual_coef_ = dual
+    estimator.intercept_ = intercept
+    estimator.n_iter_ = max(r.n_iter for r in results)
+    estimator.kkt_violation_ = max(r.kkt_violation for r in results)
+    estimator.mode_ = results[0].mode
+    estimator.n_features_in_ = X.shape[1]
+
+
 class _SLKLModel(KernelExpansionRegressor):
     """The fitted attributes of one SLKL solution, shared by SLKLRegressor and SLKLRegressorCV."""
 
     def _store(
         self, result: SLKLResult, X: Array, candidates: list[int], kernel: Kernel, *, xp: ModuleType
     ) -> None:
-        device = device_of(X)
-        self.kernel_ = kernel
-        self.candidates_ = index_array(candidates, xp=xp, device=device)
-        self.weights_ = result.weights
-        self.support_ = index_array(result.support, xp=xp, device=device)
-        rows = index_array([candidates[j] for j in result.support], xp=xp, device=device)
-        self.centres_ = xp.take(X, rows, axis=0)
-        self.dual_coef_ = result.dual_coef
-        self.intercept_ = xp.asarray(result.intercept, dtype=X.dtype, device=device)
+        _store_expansion(self, [result], X, candidates, kernel, xp=xp)
         self.objective_ = result.objective
         self.objective_history_ = result.objective_history
         self.n_active_history_ = result.n_active_history
         self.iteration_history_ = result.iteration_history
-        self.n_iter_ = result.n_iter
-        self.kkt_violation_ = result.kkt_violation
-        self.mode_ = result.mode
-        self.n_features_in_ = X.shape[1]
 
 
 class SLKLRegressor(_SLKLFit, _SLKLModel):
@@ -437,30 +469,8 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
         targets = self._sign_targets(codes, classes.shape[0])
         Y = from_host(targets, xp=xp, device=device, dtype=X.dtype)
         results, candidates, kernel, nus = self._fit_targets(X, Y, xp=xp)
-        hxp = host_namespace()
-        support = sorted(set().union(*(r.support for r in results)))
-        position = {m: i for i, m in enumerate(support)}
-        dual = hxp.zeros((len(support), len(results)), dtype=hxp.float64)
-        for j, result in enumerate(results):
-            rows = [position[m] for m in result.support]
-            dual[rows, j] = to_numpy(result.dual_coef)
-        binary = len(results) == 1
-        self.kernel_ = kernel
-        self.candidates_ = index_array(candidates, xp=xp, device=device)
-        self.support_ = index_array(support, xp=xp, device=device)
-        rows = index_array([candidates[m] for m in support], xp=xp, device=device)
-        self.centres_ = xp.take(X, rows, axis=0)
-        self.dual_coef_ = from_host(dual[:, 0] if binary else dual, xp=xp, device=device)
-        self.dual_coef_ = xp.astype(self.dual_coef_, X.dtype)
-        intercepts = hxp.asarray([r.intercept for r in results], dtype=hxp.float64)
-        intercept = from_host(intercepts, xp=xp, device=device, dtype=X.dtype)
-        self.intercept_ = intercept[0] if binary else intercept
-        self.weights_ = results[0].weights if binary else xp.stack([r.weights for r in results])
+        _store_expansion(self, results, X, candidates, kernel, xp=xp)
         self.nu_ = tuple(nus)
-        self.n_iter_ = max(r.n_iter for r in results)
-        self.kkt_violation_ = max(r.kkt_violation for r in results)
-        self.mode_ = results[0].mode
-        self.n_features_in_ = X.shape[1]
         self._set_classes(classes, xp=xp, device=device)
         return self
 
