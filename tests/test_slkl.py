@@ -202,6 +202,98 @@ def test_direct_and_gram_give_the_same_iterates(backend, reference, selection, s
     assert np.count_nonzero(runs["gram"][-1]) > 0
 
 
+# --------------------------------------------------------------------------- the active-set solver
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize(
+    ("mode", "columns"), [("gram", "auto"), ("direct", "precomputed"), ("direct", "on_the_fly")]
+)
+def test_active_set_reaches_the_lbfgsb_optimum(backend, reference, mode, columns, fit_intercept):
+    """The active-set solver stops with the dense violation below tol, at the L-BFGS-B optimum,
+    and its μ is the lasso's: μ = |w|/√ν with w = C_Sᵀ-weights that satisfy the lasso's own
+    optimality conditions, checked densely."""
+    X, y, S, C, f_star = reference
+    problem = slkl_problem(
+        backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, columns=columns,
+        fit_intercept=fit_intercept, xp=backend.xp,
+    )  # fmt: skip
+    tol = 1e-6
+    result = solve_slkl(problem, nu=NU, solver="active_set", stop="kkt", tol=tol)
+    mu = to_numpy(result.weights)
+    dense = _dense_violation(C, y, mu, NU, fit_intercept)
+    assert result.converged
+    assert dense <= tol * (1 + 1e-6)
+    assert result.kkt_violation == pytest.approx(dense, rel=1e-5, abs=1e-9)
+    if not fit_intercept:
+        assert abs(result.objective - f_star) <= 1e-7 * f_star
+    # The lasso ‖y − C w‖² + 2√ν‖w‖₁ at w = dual coefficients (k(x, x) = 1 here).
+    Cc, yc = (C - C.mean(axis=0), y - y.mean()) if fit_intercept else (C, y)
+    w = np.zeros(len(S))
+    w[list(result.support)] = to_numpy(result.dual_coef)
+    np.testing.assert_allclose(mu, np.abs(w) / np.sqrt(NU), rtol=1e-8, atol=1e-12)
+    correlation = Cc.T @ (yc - Cc @ w)
+    on = w != 0
+    np.testing.assert_allclose(correlation[on], np.sqrt(NU) * np.sign(w[on]), rtol=2 * tol)
+    assert np.all(np.abs(correlation[~on]) <= np.sqrt(NU) * (1 + tol))
+    lasso = np.sum((yc - Cc @ w) ** 2) + 2 * np.sqrt(NU) * np.abs(w).sum()
+    assert result.objective == pytest.approx(lasso, rel=1e-9)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize(
+    ("mode", "columns"), [("gram", "auto"), ("direct", "precomputed"), ("direct", "on_the_fly")]
+)
+def test_cross_rows_equal_the_dense_gram_rows(backend, reference, mode, columns, fit_intercept):
+    X, y, S, C, _ = reference
+    problem = slkl_problem(
+        backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, columns=columns,
+        fit_intercept=fit_intercept, xp=backend.xp,
+    )  # fmt: skip
+    Cc = C - C.mean(axis=0) if fit_intercept else C
+    rows = [7, 0, 14, 3]
+    np.testing.assert_allclose(problem.cross_rows(rows), (Cc.T @ Cc)[rows], rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(5, 40),
+    n_candidates=st.integers(1, 25),
+    duplicates=st.integers(0, 5),
+    log_nu=st.floats(-6.0, 1.0),
+)
+def test_active_set_equals_coordinate_descent_on_random_problems(
+    seed, n, n_candidates, duplicates, log_nu
+):
+    """On random problems, some with repeated candidates (identical columns, a singular B_WW),
+    the active set and greedy exact coordinate descent reach the same F."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = rng.standard_normal(n) * 10.0 ** rng.uniform(-2, 2)
+    S = list(rng.integers(0, n, min(n_candidates, n)))
+    S += S[:duplicates]
+    problem = slkl_problem(X, y, S, kernel=KERNEL, mode="gram", xp=np)
+    nu = 10.0**log_nu * max(1e-12, float(np.max(problem.b**2)))
+    fast = solve_slkl(problem, nu=nu, solver="active_set", stop="kkt", tol=1e-7)
+    slow = solve_slkl(problem, nu=nu, selection="greedy", step="exact", stop="kkt", tol=1e-7)
+    assert fast.kkt_violation <= 1e-7 * (1 + 1e-6) or not slow.converged
+    assert fast.objective <= slow.objective * (1 + 1e-7) + 1e-12
+
+
+def test_active_set_callback_stops_and_reports_the_lasso_objective(backend, reference):
+    X, y, S, C, _ = reference
+    problem = slkl_problem(backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, xp=backend.xp)
+    states = []
+    first = solve_slkl(
+        problem, nu=NU, solver="active_set", callback=lambda s: states.append(s) or True
+    )
+    assert len(states) == 2 and not first.converged  # the active set's report, the loop's start
+    mu = states[0].weights
+    assert states[0].objective >= _dense_objective(C, y, mu, NU)[0] * (1 - 1e-12)
+    np.testing.assert_allclose(to_numpy(first.weights), mu)
+
+
 @pytest.mark.parametrize("mode", ["direct", "gram"])
 @settings(
     max_examples=15,
@@ -403,6 +495,7 @@ def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
         ({"mode": "fast"}, "'mode' parameter of SLKLRegressor must be a str among"),
         ({"step": "big"}, "'step' parameter of SLKLRegressor must be a str among"),
         ({"selection": "best"}, "'selection' parameter of SLKLRegressor must be a str among"),
+        ({"solver": "lars"}, "'solver' parameter of SLKLRegressor must be a str among"),
         (
             {"tol": -1.0},
             "'tol' parameter of SLKLRegressor must be a float in the range \\[0.0, inf\\)",

@@ -11,10 +11,10 @@
 Every estimator takes arrays of any array-API library and returns results of the same library,
 on the same device; the numerical work lives in :mod:`lrkl.slkl._solver`.
 
-Defaults (``mode="auto"``, ``selection="greedy"``, ``step="exact"``) come from the measurements
-in ``benchmarks/benchmarks/bench_slkl.py``: at n = 10⁴, M = 1000 the Gram form with greedy
-selection and exact coordinate steps reaches the paper's algorithm's objective (direct, random,
-Newton) to 10⁻⁶ hundreds of times sooner; see the class docstring.
+Defaults (``mode="auto"``, ``solver="active_set"``) come from the panel of
+``benchmarks/scripts/slkl_panel.py``: the Gram form and an active-set solver of F's equivalent
+lasso reach the paper's algorithm's objective (direct, random, Newton) to 10⁻⁶ tens to
+hundreds of times sooner; see the class docstring.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from lrkl.slkl._solver import (
     DEFAULT_MEMORY_BUDGET,
     MODES,
     SELECTIONS,
+    SOLVERS,
     STEPS,
     STOPS,
     SLKLResult,
@@ -78,6 +79,7 @@ _SOLVER_CONSTRAINTS: dict = {
     "kernel": KERNEL_CONSTRAINT,
     "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "mode": [StrOptions(set(MODES))],
+    "solver": [StrOptions(set(SOLVERS))],
     "selection": [StrOptions(set(SELECTIONS))],
     "step": [StrOptions(set(STEPS))],
     "stop": [StrOptions(set(STOPS))],
@@ -143,6 +145,7 @@ class _SLKLFit:
         nu: float | None = None,
         *,
         mode: str = "auto",
+        solver: str = "active_set",
         selection: str = "greedy",
         step: str = "exact",
         stop: str = "kkt",
@@ -158,6 +161,7 @@ class _SLKLFit:
         self.n_columns = n_columns
         self.nu = nu
         self.mode = mode
+        self.solver = solver
         self.selection = selection
         self.step = step
         self.stop = stop
@@ -198,6 +202,7 @@ class _SLKLFit:
                 nu=nu,
                 seed=seed,
                 callback=monitor,
+                solver=self.solver,
                 step=self.step,
                 selection=self.selection,
                 stop=self.stop,
@@ -295,12 +300,21 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         ``gram`` builds ``B = C_SᵀC_S`` in one pass (O(nM²)), then iterates in O(m0²);
         ``direct`` is the paper's O(n·m0) per iteration; ``auto`` takes ``gram`` whenever its
         M×M matrix fits ``memory_budget``.
+    solver : {"active_set", "coordinate"}, default="active_set"
+        ``active_set``: F's minimum is that of the lasso ``‖y − C_S w‖² + 2√ν‖w‖₁`` with
+        ``μ_m = |w_m|/√ν`` (see the user guide), solved by an active-set method: a linear solve
+        on a working set of centres per step, centres added in batches where the optimality
+        conditions fail and dropped where a sign would change; then greedy exact coordinate
+        steps until ``stop`` holds (usually none are needed). ``coordinate``: the paper's
+        coordinate descent, configured by ``selection`` and ``step``.
     selection : {"random", "cyclic", "greedy"}, default="greedy"
-        Coordinate choice: the paper's uniform draw, a fresh permutation per pass, or
-        Gauss–Southwell (largest projected gradient, O(m0·M) per iteration).
+        ``solver="coordinate"`` only. Coordinate choice: the paper's uniform draw, a fresh
+        permutation per pass, or Gauss–Southwell (largest projected gradient, O(m0·M) per
+        iteration).
     step : {"newton", "exact", "paper"}, default="exact"
-        Proposition 2's Newton step, the closed-form coordinate minimiser, or Algorithm 2 as
-        printed (factor 2 missing; kept for comparison, it can increase F).
+        ``solver="coordinate"`` only. Proposition 2's Newton step, the closed-form coordinate
+        minimiser, or Algorithm 2 as printed (factor 2 missing; kept for comparison, it can
+        increase F).
     stop : {"kkt", "objective"}, default="kkt"
         ``kkt``: stop when the largest violation of the optimality conditions of F (convex in
         μ ≥ 0: ``a_m² = ν`` where μ_m > 0, ``a_m² ≤ ν`` where μ_m = 0, with
@@ -311,12 +325,15 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         The tolerance of ``stop``. ``kkt`` with 1e-3 stopped within 2e-7 of the optimal F and
         with the optimum's m0 on the sinc and boston problems of the SLKL paper.
     max_iter : int, default=None
-        Iteration cap; ``None`` means ``1000·M``.
+        Iteration cap (the active set's linear solves and coordinate steps together); ``None``
+        means ``1000·M``.
     random_state : int, RandomState or None, default=None
         Draws S and the coordinate sequence.
     callback : callable, default=None
-        ``callback(state)`` at every objective check (every M iterations), ``state`` having
-        ``iteration``, ``objective``, ``n_active`` and ``weights``; returning True stops the fit.
+        ``callback(state)`` at every objective check (after each batch of the active set, every
+        M coordinate steps), ``state`` having ``iteration``, ``objective``, ``n_active`` and
+        ``weights``; returning True stops the fit. The active set reports the lasso objective
+        of its current w, an upper bound on F at its μ that is equal at the optimum.
     verbose : int, default=0
         Print the objective and m0 at every check when > 0.
     fit_intercept : bool, default=True
@@ -356,9 +373,10 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
 
     Notes
     -----
-    The defaults were chosen from the measurements of ``bench_slkl.py``: greedy selection needs
-    far fewer iterations than random ones, exact steps fewer than Newton steps, and the Gram form
-    turns each of them into O(m0·M) host work after a single GEMM over the rows.
+    The defaults were chosen from the panel of ``benchmarks/scripts/slkl_panel.py`` (five
+    problems, three draws of S each): the active-set solver needs a few hundred linear solves
+    where greedy coordinate descent needs thousands of steps, and the Gram form turns each of
+    them into host work on M × m0 matrices after a single GEMM over the rows.
 
     Examples
     --------
@@ -409,7 +427,7 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
 
     Parameters
     ----------
-    kernel, n_columns, mode, selection, step, stop, tol, max_iter, random_state, callback
+    kernel, n_columns, mode, solver, selection, step, stop, tol, max_iter, random_state, callback
     verbose, fit_intercept, memory_budget
         As for :class:`SLKLRegressor`.
     nu : float, default=None
@@ -517,6 +535,7 @@ def slkl_path(
     kernel: Kernel | None = None,
     n_columns: int | None = None,
     mode: str = "auto",
+    solver: str = "active_set",
     selection: str = "greedy",
     step: str = "exact",
     stop: str = "kkt",
@@ -538,7 +557,8 @@ def slkl_path(
     y : array of shape (n_samples,)
     nus : sequence of float
         Values of ν > 0.
-    kernel, n_columns, mode, selection, step, stop, tol, max_iter, random_state, fit_intercept
+    kernel, n_columns, mode, solver, selection, step, stop, tol, max_iter, random_state
+    fit_intercept
     memory_budget
         As for :class:`SLKLRegressor`.
 
@@ -581,6 +601,7 @@ def slkl_path(
             nu=nus[i],
             seed=seed,
             mu0=mu0,
+            solver=solver,
             step=step,
             selection=selection,
             stop=stop,
@@ -671,7 +692,8 @@ class SLKLRegressorCV(_SLKLModel):
         As in scikit-learn (``KFold`` for an int).
     n_jobs : int, default=None
         Folds fitted in parallel (joblib; ``None`` means 1 unless in a ``parallel_backend``).
-    kernel, n_columns, mode, selection, step, stop, tol, max_iter, random_state, fit_intercept
+    kernel, n_columns, mode, solver, selection, step, stop, tol, max_iter, random_state
+    fit_intercept
         As for :class:`SLKLRegressor`.
     memory_budget : int, default=2**30
         As for :class:`SLKLRegressor`.
@@ -722,6 +744,7 @@ class SLKLRegressorCV(_SLKLModel):
         kernel: Kernel | str | None = None,
         n_columns: int | None = None,
         mode: str = "auto",
+        solver: str = "active_set",
         selection: str = "greedy",
         step: str = "exact",
         stop: str = "kkt",
@@ -739,6 +762,7 @@ class SLKLRegressorCV(_SLKLModel):
         self.kernel = kernel
         self.n_columns = n_columns
         self.mode = mode
+        self.solver = solver
         self.selection = selection
         self.step = step
         self.stop = stop
@@ -769,6 +793,7 @@ class SLKLRegressorCV(_SLKLModel):
         options = dict(
             kernel=kernel,
             mode=self.mode,
+            solver=self.solver,
             selection=self.selection,
             step=self.step,
             stop=self.stop,
@@ -816,6 +841,7 @@ class SLKLRegressorCV(_SLKLModel):
             problem,
             nu=self.nu_,
             seed=seed,
+            solver=self.solver,
             step=self.step,
             selection=self.selection,
             stop=self.stop,

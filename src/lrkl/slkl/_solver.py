@@ -54,7 +54,7 @@ from threadpoolctl import ThreadpoolController
 
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
-from lrkl._linalg import solve
+from lrkl._linalg import cho_factor, cho_solve, solve
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -67,6 +67,7 @@ from lrkl.kernels import (
 __all__ = [
     "MODES",
     "SELECTIONS",
+    "SOLVERS",
     "STEPS",
     "STOPS",
     "SLKLResult",
@@ -81,6 +82,7 @@ __all__ = [
 Array = Any
 
 MODES = ("auto", "direct", "gram")
+SOLVERS = ("active_set", "coordinate")
 SELECTIONS = ("random", "cyclic", "greedy")
 STEPS = ("newton", "exact", "paper")
 STOPS = ("kkt", "objective")
@@ -128,10 +130,13 @@ def choose_mode(
 ) -> str:
     """The form ``mode="auto"`` runs: ``gram`` whenever its M×M matrix fits the budget.
 
-    The Gram pass costs one O(nM²) GEMM; afterwards each iteration is O(m0²) instead of the
-    direct form's O(n·m0), and the paper's runs need tens of M iterations, so the pass is repaid
-    long before convergence (see the benchmarks). Only when M² entries exceed ``memory_budget``
-    bytes does ``direct`` run.
+    The Gram pass costs one O(nM²) GEMM; afterwards each coordinate iteration is O(m0²)
+    instead of the direct form's O(n·m0), and the paper's runs need tens of M iterations, so
+    the pass is repaid long before convergence (see the benchmarks). The active-set solver
+    needs the rows of B of the coordinates that ever enter its working set; on the benchmark
+    panel they are 60–85 % of the M candidates, so one GEMM for all of B is cheaper than the
+    O(nM)-per-row products that computing them on demand costs. Only when M² entries exceed
+    ``memory_budget`` bytes does ``direct`` run.
     """
     return "gram" if M * M * itemsize <= memory_budget else "direct"
 
@@ -192,6 +197,10 @@ class GramProblem(_Problem):
         """``B_{m,S}``: products of column m with every candidate column."""
         return self.B[m, :]
 
+    def cross_rows(self, ms: Sequence[int]) -> Any:
+        """``B_{ms,S}`` (host, len(ms) × M)."""
+        return self.B[list(ms), :]
+
     def correlations(self, act: Any, k: int, g: Any) -> Any:
         """``B_{S,A} g`` for a host vector ``g`` over the ``k`` active candidates: O(M·m0)."""
         return self.B[:, act[:k]] @ g
@@ -236,7 +245,21 @@ class DirectProblem(_Problem):
 
     def cross_row(self, m: int, slot: int) -> Any:
         """``c_mᵀ C_S`` (O(nM)): stored columns, or kernel blocks under the memory budget."""
-        return self._cross(self.column(m, slot)) - self.n * self.mean * self.mean[m]
+        return self.cross_rows([m])[0]
+
+    def cross_rows(self, ms: Sequence[int]) -> Any:
+        """``B_{ms,S} = C_msᵀ C_S`` (host, len(ms) × M), centred: one GEMM over the stored
+        columns, or over kernel blocks computed under the memory budget."""
+        xp, hxp = self.xp, host_namespace()
+        idx = from_host(hxp.asarray(list(ms), dtype=hxp.int64), xp=xp, device=self.device)
+        if self.columns is not None:
+            raw = xp.take(self.columns, idx, axis=0) @ xp.matrix_transpose(self.columns)
+        else:
+            raw = xp.zeros((len(ms), self.M), dtype=self.dtype, device=self.device)
+            for rows in row_slices(self.n, self.M):
+                block = _column_block(self.kernel, self.X[rows, :], self.centres, self.scale, xp=xp)
+                raw += xp.matrix_transpose(xp.take(block, idx, axis=1)) @ block
+        return _host(raw) - self.n * (self.mean[list(ms)][:, None] * self.mean[None, :])
 
     def correlations(self, act: Any, k: int, g: Any) -> Any:
         """``B_{S,A} g`` for a host vector ``g``: ``C_Sᵀ v`` with ``v = C_A g`` (centred), O(nM).
@@ -455,7 +478,7 @@ class _ActiveSet:
         self.G, self.act, self.z, self.capacity = G, act, z, capacity
         self.problem.reserve(capacity)
 
-    def _add(self, m: int, mu_new: float) -> int:
+    def _add(self, m: int, mu_new: float, row: Any = None) -> int:
         if self.m0 == self.capacity:
             self._grow(min(self.M, 2 * self.capacity))
         j = self.m0
@@ -465,7 +488,7 @@ class _ActiveSet:
         self.mu[m] = mu_new
         self.problem.store(j, m)
         if self.P is not None:
-            self.P[j, :] = self.problem.cross_row(m, j)
+            self.P[j, :] = self.problem.cross_row(m, j) if row is None else row
         self.m0 += 1
         return j
 
@@ -526,15 +549,22 @@ class _ActiveSet:
         if k == 0:
             return
         act = self.act[:k]
-        A = self.problem.active_gram(self.act, k) + _diag_matrix(1.0 / self.mu[act])
+        B_AA = self.P[:k, act] if self.P is not None else self.problem.active_gram(self.act, k)
+        A = B_AA + _diag_matrix(1.0 / self.mu[act])
         A = (A + A.T) / 2.0
         self.G[:k, :k] = solve(A, hxp.eye(k, dtype=hxp.float64), xp=hxp, assume_a="pos")
 
-    def warm_start(self, mu0: Any) -> None:
-        """Activate the positive entries of ``mu0`` and build G from scratch."""
-        for m in range(self.M):
-            if mu0[m] > 0.0:
-                self._add(m, float(mu0[m]))
+    def warm_start(self, mu0: Any, rows: dict[int, Any] | None = None) -> None:
+        """Activate the positive entries of ``mu0`` and build G from scratch. Greedy selection
+        keeps the rows ``B_{A,S}``: those in ``rows`` (m → row) are used, the others computed
+        in one batch."""
+        positive = [m for m in range(self.M) if mu0[m] > 0.0]
+        known = dict(rows or {})
+        missing = [m for m in positive if m not in known]
+        if self.P is not None and missing:
+            known.update(zip(missing, self.problem.cross_rows(missing), strict=True))
+        for m in positive:
+            self._add(m, float(mu0[m]), known.get(m))
         self.refresh()
 
     def derivatives(self) -> Any:
@@ -570,6 +600,15 @@ class _ActiveSet:
         k = self.m0
         z = self.z[:k]
         return float(self.problem.yy - z @ (self.G[:k, :k] @ z) + nu * hxp.sum(self.mu))
+
+    def signed_coef(self) -> Any:
+        """The lasso coefficients ``w = μ ⊙ a`` of the current μ (host, shape (M,)): on the
+        active set ``μ_A a_A = G b_A`` (see :meth:`dual`), zero elsewhere."""
+        hxp = host_namespace()
+        k = self.m0
+        w = hxp.zeros(self.M, dtype=hxp.float64)
+        w[self.act[:k]] = self.G[:k, :k] @ self.z[:k]
+        return w
 
     def dual(self) -> Any:
         """Per active slot, ``μ_m a_m / √k(x_m, x_m) = (G b_A)_m / √k(x_m, x_m)``.
@@ -630,6 +669,190 @@ class _Selector:
         return m, float(score[m])
 
 
+# --------------------------------------------------------------------------- the active-set solver
+
+#: Ridge of the working-set systems, relative to max(diag B): the candidate columns of a smooth
+#: kernel are nearly dependent (cond(B_AA) reaches 1e8 at the optimum on the benchmark panel)
+#: and a batch of new columns can make B_WW singular. Two steps of iterative refinement against
+#: the unridged B_WW remove the ridge's bias wherever B_WW determines the solution.
+_RIDGE = 1e-10
+
+#: Inverse updates between recomputations of H from a Cholesky factor (O(k³)).
+_REFACTOR_EVERY = 50
+
+
+class _WorkingSet:
+    """The working set W of :func:`_active_set`: its rows ``B_{W,S}`` and the inverse
+    ``H = (B_WW + ρI)⁻¹``, kept up to date by bordering (additions) and Schur complements
+    (removals) in O(k²) per coordinate, and recomputed from a Cholesky factor every
+    :data:`_REFACTOR_EVERY` updates so that rounding cannot drift."""
+
+    def __init__(self, M: int, ridge: float) -> None:
+        hxp = host_namespace()
+        self.members: list[int] = []
+        self.rows = hxp.zeros((0, M), dtype=hxp.float64)  # B_{W,S}
+        self.H = hxp.zeros((0, 0), dtype=hxp.float64)
+        self.ridge = ridge
+        self.updates = 0
+
+    def gram(self) -> Any:
+        """``B_WW``."""
+        return self.rows[:, self.members]
+
+    def add(self, new: list[int], rows: Any) -> None:
+        """Append the coordinates ``new`` with their rows ``B_{new,S}``."""
+        hxp = host_namespace()
+        E = rows[:, self.members].T  # B_{W,new}
+        HE = self.H @ E
+        schur = rows[:, new] + self.ridge * hxp.eye(len(new)) - E.T @ HE
+        self.members = self.members + new
+        self.rows = hxp.concat([self.rows, rows])
+        self.updates += len(new)
+        if self.updates >= _REFACTOR_EVERY:
+            self.refactor()
+            return
+        try:
+            S_inv = solve(schur, hxp.eye(len(new)), xp=hxp, assume_a="pos")
+        except hxp.linalg.LinAlgError:  # rounding in H: start again from B_WW
+            self.refactor()
+            return
+        corner = -HE @ S_inv
+        self.H = hxp.concat(
+            [
+                hxp.concat([self.H - corner @ HE.T, corner], axis=1),
+                hxp.concat([corner.T, S_inv], axis=1),
+            ]
+        )
+
+    def drop(self, keep: Any) -> None:
+        """Keep the members where the boolean mask ``keep`` holds."""
+        hxp = host_namespace()
+        gone = ~keep
+        self.members = [m for m, kept in zip(self.members, keep, strict=True) if kept]
+        self.rows = self.rows[keep, :]
+        self.updates += int(hxp.sum(gone))
+        if self.updates >= _REFACTOR_EVERY:
+            self.refactor()
+            return
+        H_KD = self.H[keep][:, gone]
+        H_DD = self.H[gone][:, gone]
+        self.H = self.H[keep][:, keep] - H_KD @ solve(H_DD, H_KD.T, xp=hxp, assume_a="pos")
+
+    def refactor(self) -> None:
+        """``H`` from a Cholesky factor of ``B_WW + ρI``."""
+        hxp = host_namespace()
+        k = len(self.members)
+        self.updates = 0
+        factor = cho_factor(self.gram() + self.ridge * hxp.eye(k), xp=hxp)
+        self.H = cho_solve(factor, hxp.eye(k), xp=hxp)
+
+    def solve(self, target: Any) -> Any:
+        """``B_WW⁻¹ target`` by ``H``, refined twice against the unridged ``B_WW``."""
+        B_WW = self.gram()
+        x = self.H @ target
+        for _ in range(2):
+            x = x + self.H @ (target - B_WW @ x)
+        return x
+
+
+def _fixed_signs(ws: _WorkingSet, w: Any, sign: Any, target: Any, max_solves: int) -> int:
+    """Minimise the lasso on the working set with the signs fixed, updating ``w`` and ``sign``
+    in place; return the number of solves (at most ``max_solves``).
+
+    Each solve gives the minimiser ``B_WW⁻¹ target_W`` (``target = b − √ν s``); when it would
+    change signs, w steps towards it up to the first zero crossing and the coordinates that
+    reach zero leave W.
+    """
+    hxp = host_namespace()
+    for solves in range(1, max_solves + 1):
+        idx = hxp.asarray(ws.members, dtype=hxp.int64)
+        w_new = ws.solve(target[idx])
+        crossing = w_new * sign[idx] <= 0.0
+        if not hxp.any(crossing):
+            w[idx] = w_new
+            return solves
+        old = w[idx]
+        gap = hxp.where(crossing, old - w_new, 1.0)  # 0 only where both are 0
+        steps = hxp.where(crossing & (gap != 0.0), old / gap, 0.0)
+        steps[~crossing] = math.inf
+        t = float(hxp.min(steps))
+        w[idx] = old + t * (w_new - old)
+        keep = steps > t
+        w[idx[~keep]] = 0.0
+        sign[idx[~keep]] = 0.0
+        ws.drop(keep)
+        if not ws.members:
+            return solves
+    return max_solves
+
+
+def _active_set(
+    problem: GramProblem | DirectProblem,
+    nu: float,
+    tol: float,
+    max_solves: int,
+    callback: Callable[[SLKLState], Any] | None,
+    start: Any,
+    host_work: Callable[[], contextlib.AbstractContextManager],
+) -> tuple[Any, dict[int, Any], int, bool]:
+    """Minimise F through its equivalent lasso by an active-set method. Returns μ, the rows
+    ``B_{m,S}`` of its support, the number of solves and whether the callback stopped it.
+
+    For fixed μ, ``yᵀ(I + C D Cᵀ)⁻¹y = min_w ‖y − Cw‖² + Σ_m w_m²/μ_m`` (D = diag μ), and
+    minimising ``w_m²/μ_m + νμ_m`` over μ_m gives ``2√ν|w_m|`` at ``μ_m = |w_m|/√ν``: F's
+    minimum is that of the lasso ``‖y − C_S w‖² + 2√ν‖w‖₁``, and its optimality conditions
+    ``|c_mᵀr| = √ν`` (w_m ≠ 0), ``|c_mᵀr| ≤ √ν`` (w_m = 0), with ``r = y − C_S w = K⁻¹y``, are
+    F's ``a_m² = ν`` and ``a_m² ≤ ν``.
+
+    The method (Osborne, Presnell & Turlach 2000, with batches): on a working set W with fixed
+    signs s the lasso is the quadratic ``‖y − C_W w‖² + 2√ν sᵀw``, minimised by one solve with
+    ``B_WW``; if the minimiser changes a sign, step to the first zero crossing (the objective
+    decreases along the segment) and drop that coordinate; once the signs hold, add the
+    inactive coordinates that violate ``a_m² ≤ ν(1 + tol)`` — as many as W has, at least one,
+    the largest violations first, each with the sign of its ``a_m``. A coordinate needs its
+    row ``B_{m,S}`` (:meth:`GramProblem.cross_rows`) when it enters W. ``start`` (host, shape
+    (M,)) is a sign-consistent w to start from, or None; the host work runs inside
+    ``host_work()`` (a BLAS thread limit), the products over the rows outside it.
+    """
+    hxp = host_namespace()
+    M, b = problem.M, problem.b
+    lam = math.sqrt(nu)
+    w = hxp.zeros(M, dtype=hxp.float64) if start is None else hxp.asarray(start, copy=True)
+    sign = hxp.sign(w)
+    ws = _WorkingSet(M, _RIDGE * float(hxp.max(problem.diag_B)))
+    solves, stopped = 0, False
+
+    def entering(a: Any) -> list[int]:
+        """The inactive coordinates to add, largest violation first, with their signs set."""
+        excess = (a * a - nu) / nu
+        excess[ws.members] = -math.inf
+        order = hxp.argsort(-excess)[: max(1, len(ws.members))]
+        chosen = [int(m) for m in order if excess[m] > tol]
+        sign[chosen] = hxp.sign(a[chosen])
+        return chosen
+
+    new = [int(m) for m in hxp.nonzero(w)[0]] or entering(b.copy())
+    try:
+        while new and solves < max_solves:
+            rows = problem.cross_rows(new)
+            with host_work():
+                ws.add(new, rows)
+                solves += _fixed_signs(ws, w, sign, b - lam * sign, max_solves - solves)
+                a = b - w[ws.members] @ ws.rows
+            if callback is not None:
+                w_W = w[ws.members]
+                objective = problem.yy - float((2.0 * b[ws.members] - ws.gram() @ w_W) @ w_W)
+                objective += 2.0 * lam * float(hxp.sum(hxp.abs(w_W)))
+                if callback(SLKLState(solves, objective, len(ws.members), hxp.abs(w) / lam)):
+                    stopped = True
+                    break
+            new = entering(a)
+    except hxp.linalg.LinAlgError:  # a singular working set: the coordinate polish goes on
+        pass
+    support = dict(zip(ws.members, ws.rows, strict=True))
+    return hxp.abs(w) / lam, support, solves, stopped
+
+
 # --------------------------------------------------------------------------- the solver
 
 
@@ -638,6 +861,7 @@ def solve_slkl(
     /,
     *,
     nu: float,
+    solver: str = "coordinate",
     step: str = "newton",
     selection: str = "random",
     tol: float = 1e-4,
@@ -650,7 +874,7 @@ def solve_slkl(
     refresh_every: int | None = None,
     host_threads: int | None = -1,
 ) -> SLKLResult:
-    """Minimise F(μ) of eq. (14) (λ = 1) by coordinate descent on a prepared problem.
+    """Minimise F(μ) of eq. (14) (λ = 1) on a prepared problem.
 
     Parameters
     ----------
@@ -658,6 +882,12 @@ def solve_slkl(
         From :func:`slkl_problem`.
     nu : float
         The ℓ1 weight ν > 0.
+    solver : {"coordinate", "active_set"}
+        ``coordinate``: the paper's coordinate descent, configured by ``step`` and
+        ``selection``. ``active_set``: :func:`_active_set` on F's equivalent lasso, then greedy
+        exact coordinate steps from its solution until ``stop`` holds (usually none: the
+        active set ends with every violation below ``tol``); ``step``, ``selection`` and
+        ``seed`` are not used. Its ``n_iter`` counts the linear solves and the coordinate steps.
     step : {"newton", "exact", "paper"}
         Coordinate step (see the module docstring).
     selection : {"random", "cyclic", "greedy"}
@@ -673,7 +903,8 @@ def solve_slkl(
         one O(nM) pass in the direct form). Greedy selection also stops, under either rule,
         when every violation is exactly zero.
     max_iter : int, optional
-        Iteration cap (default ``1000·M``).
+        Iteration cap (default ``1000·M``); for ``active_set``, on its solves and coordinate
+        steps together.
     seed : int
         Seed of the coordinate choice: the same seed gives the same iterates in both forms.
     mu0 : host array of shape (M,), optional
@@ -688,16 +919,19 @@ def solve_slkl(
         bounds the refresh's O(n·m0²) (direct) or O(m0³) cost to a few percent of the updates'.
     host_threads : int or None, default -1
         BLAS threads for the host state during the loop (``None``: leave the library's setting).
-        The default, -1, means 1 in the Gram form and ``None`` in the direct form. The host work
-        of an iteration is a few small GEMVs: threading them costs more in synchronisation than
-        it gains, and on a loaded machine it is several times slower (measured: 23 s against
-        4.7 s for abalone, M = 3000). The direct form's n·m0 GEMV keeps the library's threads.
+        The default, -1, means 1 in the Gram form and ``None`` in the direct form, whose
+        active-set solves still run on 1 thread. The host work of an iteration is a few small
+        GEMVs or an m0 × m0 update: threading them costs more in synchronisation than it gains,
+        and on a loaded machine it is several times slower (measured: 23 s against 4.7 s for
+        abalone, M = 3000). The direct form's products over the n rows keep the library's
+        threads.
 
     Returns
     -------
     SLKLResult
     """
     M = problem.M
+    check_option(solver, SOLVERS, name="solver")
     check_option(step, STEPS, name="step")
     check_option(selection, SELECTIONS, name="selection")
     check_option(stop, STOPS, name="stop")
@@ -705,22 +939,28 @@ def solve_slkl(
     check_number(tol, name="tol")
     max_iter = 1000 * M if max_iter is None else int(max_iter)
     check_every = M if check_every is None else max(1, int(check_every))
-    greedy = selection == "greedy"
-    capacity = M if isinstance(problem, GramProblem) else min(M, 64)
-    state = _ActiveSet(problem, greedy=greedy, capacity=capacity)
-    if mu0 is not None:
-        state.warm_start(mu0)
-    selector = _Selector(selection, M, seed)
-
+    if solver == "active_set":
+        step, selection = "exact", "greedy"
+    host_work = functools.partial(_blas_limit, 1 if host_threads == -1 else host_threads)
     if host_threads == -1:
         host_threads = 1 if isinstance(problem, GramProblem) else None
-    limits = (
-        contextlib.nullcontext()
-        if host_threads is None
-        else _blas_controller().limit(limits=host_threads, user_api="blas")
-    )
+    limits = _blas_limit(host_threads)
+    capacity = M if isinstance(problem, GramProblem) else min(M, 64)
+    n_solves = 0
     with limits:
-        return _loop(
+        state = _ActiveSet(problem, greedy=selection == "greedy", capacity=capacity)
+        if mu0 is not None:
+            state.warm_start(mu0)
+        if solver == "active_set":
+            start = state.signed_coef() if mu0 is not None else None
+            mu, rows, n_solves, stopped = _active_set(
+                problem, nu, tol, max_iter, callback, start, host_work
+            )
+            state = _ActiveSet(problem, greedy=True, capacity=capacity)
+            state.warm_start(mu, rows)
+            max_iter = 0 if stopped else max(0, max_iter - n_solves)
+        selector = _Selector(selection, M, seed)
+        result = _loop(
             problem,
             state,
             selector,
@@ -733,6 +973,12 @@ def solve_slkl(
             refresh_every,
             callback,
         )
+    if not n_solves:
+        return result
+    return result._replace(
+        n_iter=result.n_iter + n_solves,
+        iteration_history=tuple(i + n_solves for i in result.iteration_history),
+    )
 
 
 def _iterate(
@@ -756,6 +1002,13 @@ def _iterate(
 def _blas_controller() -> ThreadpoolController:
     """The loaded BLAS libraries, inspected once (a fresh inspection costs about a millisecond)."""
     return ThreadpoolController()
+
+
+def _blas_limit(threads: int | None) -> contextlib.AbstractContextManager:
+    """BLAS limited to ``threads`` threads inside the context (``None``: unchanged)."""
+    if threads is None:
+        return contextlib.nullcontext()
+    return _blas_controller().limit(limits=threads, user_api="blas")
 
 
 def _loop(
