@@ -2,8 +2,9 @@
 SLKL: the objective and the number of active kernels along the iterations
 =========================================================================
 
-:class:`lrkl.SLKLRegressor` minimises F(μ) by coordinate descent; the callback records F and m0,
-the number of rank-one kernels with a positive weight, at every check.
+With ``solver="coordinate"``, :class:`lrkl.SLKLRegressor` minimises F(μ) by the paper's coordinate
+descent (random coordinates, Newton steps here); the callback records F and m0, the number of
+rank-one kernels with a positive weight, at every check.
 """
 
 import matplotlib.pyplot as plt
@@ -18,6 +19,7 @@ model = SLKLRegressor(
     Gaussian(sigma2=0.5),
     n_columns=300,
     nu=0.01,
+    solver="coordinate",
     selection="random",
     step="newton",
     random_state=0,

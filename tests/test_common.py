@@ -34,10 +34,13 @@ TWO_KERNELS = [Gaussian(gamma=0.1), Linear()]
 #: One instance (or a few configurations) of every public estimator.
 ESTIMATORS = [
     SLKLRegressor(),
-    SLKLRegressor(mode="direct", selection="random", step="newton"),
+    SLKLRegressor(mode="direct", solver="coordinate", selection="random", step="newton"),
+    SLKLRegressor(mode="direct"),
     SLKLRegressorCV(n_nus=4, cv=3),
     SLKLClassifier(),
-    SLKLClassifier(mode="direct", selection="random", step="newton", stop="objective"),
+    SLKLClassifier(
+        mode="direct", solver="coordinate", selection="random", step="newton", stop="objective"
+    ),
     KernelRidge(),
     KernelRidge(method="rls", bias="penalized", solver="eigh"),
     KernelRidge(method="tikhonov"),

@@ -497,6 +497,11 @@ def test_path_matches_cold_solves_and_cv_picks_from_the_grid(backend):
         ({"selection": "best"}, "'selection' parameter of SLKLRegressor must be a str among"),
         ({"solver": "lars"}, "'solver' parameter of SLKLRegressor must be a str among"),
         (
+            {"selection": "random", "step": "newton"},
+            "selection='random' and step='newton' configure solver='coordinate' only; "
+            "received solver='active_set'",
+        ),
+        (
             {"tol": -1.0},
             "'tol' parameter of SLKLRegressor must be a float in the range \\[0.0, inf\\)",
         ),

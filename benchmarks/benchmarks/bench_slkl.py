@@ -19,7 +19,7 @@ from lrkl.kernels import Gaussian
 from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, solve_slkl
 
 from .common import OnBackend, namespace
-from .datasets import sinc_2d
+from .datasets import candidate_draw, sinc_2d, slkl_panel
 
 KERNEL = Gaussian(sigma2=1.0)
 
@@ -158,3 +158,68 @@ class SincAccuracy:
         return float(np.mean((to_numpy(model.predict(X_test)) - y_test) ** 2))
 
     track_test_mse.unit = "MSE"
+
+
+class Panel:
+    """Seconds (the pass over the rows included) and iterations to a relative objective gap on
+    the SLKL panel (``datasets.slkl_panel``, first draw of S, ν = 0.01): the default solver
+    (active set, Gram form) against greedy exact coordinate descent, the previous default.
+    ``benchmarks/scripts/slkl_panel.py`` adds the paper's algorithm (minutes per problem) and
+    more draws."""
+
+    params = (
+        ["sinc", "boston", "abalone", "synthetic 5-D", "synthetic 20-D"],
+        ["active_set", "coordinate"],
+        [1e-4, 1e-6],
+    )
+    param_names = ["problem", "solver", "gap"]
+    timeout = 300
+
+    def setup_cache(self):
+        import array_api_compat.numpy as xp
+
+        cache = {}
+        for name, (X, y, sigma2, M) in slkl_panel().items():
+            S = candidate_draw(len(X), M, 0)
+            problem = slkl_problem(X, y, S, kernel=Gaussian(sigma2=sigma2), mode="gram", xp=xp)
+            best = solve_slkl(
+                problem, nu=0.01, solver="active_set", stop="kkt", tol=1e-9, max_iter=20 * M
+            )
+            cache[name] = (X, y, sigma2, S, best.objective)
+        return cache
+
+    def _run(self, cache, problem, solver, gap):
+        import array_api_compat.numpy as xp
+
+        X, y, sigma2, S, f_star = cache[problem]
+        options = {"selection": "greedy", "step": "exact", "check_every": 10}
+        reached = []
+        start = time.perf_counter()
+        prepared = slkl_problem(X, y, S, kernel=Gaussian(sigma2=sigma2), mode="gram", xp=xp)
+
+        def monitor(state):
+            if state.objective <= f_star * (1.0 + gap):
+                reached.append((state.iteration, time.perf_counter() - start))
+                return True
+            return False
+
+        solve_slkl(
+            prepared,
+            nu=0.01,
+            solver=solver,
+            tol=0.0,
+            max_iter=100 * len(S),
+            callback=monitor,
+            **({} if solver == "active_set" else options),
+        )
+        return reached[0] if reached else (float("nan"), float("nan"))
+
+    def track_iterations(self, cache, problem, solver, gap):
+        return self._run(cache, problem, solver, gap)[0]
+
+    track_iterations.unit = "iterations"
+
+    def track_seconds(self, cache, problem, solver, gap):
+        return self._run(cache, problem, solver, gap)[1]
+
+    track_seconds.unit = "s"

@@ -98,10 +98,15 @@ def _positive(name: str, value: float) -> float:
 
 
 def _squared_distances(X: Array, Z: Array, *, xp: ModuleType) -> Array:
-    """``‖x_i − z_j‖²`` by the GEMM expansion, clipped at zero against cancellation."""
-    xx = xp.sum(X * X, axis=1)
-    zz = xp.sum(Z * Z, axis=1)
-    d = xx[:, None] + zz[None, :] - 2.0 * (X @ xp.matrix_transpose(Z))
+    """``‖x_i − z_j‖²`` by the GEMM expansion, clipped at zero against cancellation.
+
+    The n × m block is updated in place (it is memory traffic, not arithmetic, that a block of
+    kernel values costs once the GEMM is done).
+    """
+    d = X @ xp.matrix_transpose(Z)
+    d *= -2.0
+    d += xp.sum(X * X, axis=1)[:, None]
+    d += xp.sum(Z * Z, axis=1)[None, :]
     return xp.clip(d, min=0.0)
 
 
@@ -282,7 +287,9 @@ class Gaussian(Kernel):
         return None if _is_scale(self.gamma) else 1.0 / (2.0 * self.gamma)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        return xp.exp(-self.gamma * _squared_distances(X, Z, xp=xp))
+        d2 = _squared_distances(X, Z, xp=xp)
+        d2 *= -self.gamma
+        return xp.exp(d2)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)

@@ -80,8 +80,8 @@ _SOLVER_CONSTRAINTS: dict = {
     "n_columns": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "mode": [StrOptions(set(MODES))],
     "solver": [StrOptions(set(SOLVERS))],
-    "selection": [StrOptions(set(SELECTIONS))],
-    "step": [StrOptions(set(STEPS))],
+    "selection": [StrOptions(set(SELECTIONS)), None],
+    "step": [StrOptions(set(STEPS)), None],
     "stop": [StrOptions(set(STOPS))],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
@@ -122,6 +122,22 @@ def _prepare(
     return problems, candidates, seed
 
 
+def _solver_options(solver: str, selection: str | None, step: str | None) -> dict[str, str]:
+    """``solver``, ``selection`` and ``step`` for :func:`solve_slkl`: the coordinate options
+    default to greedy selection and exact steps, and are refused with the active set, which
+    would not use them."""
+    if solver == "active_set":
+        given = {k: v for k, v in (("selection", selection), ("step", step)) if v is not None}
+        if given:
+            names = " and ".join(f"{k}={v!r}" for k, v in given.items())
+            msg = (
+                f"{names} configure solver='coordinate' only; received solver='active_set'. "
+                "Set solver='coordinate' to use them, or leave them None."
+            )
+            raise ValueError(msg)
+    return {"solver": solver, "selection": selection or "greedy", "step": step or "exact"}
+
+
 def _default_nu(problem: Any) -> float:
     """``DEFAULT_NU_RATIO·ν_max``; 1 when y is constant after centring (ν_max = 0, every ν
     gives μ = 0)."""
@@ -146,8 +162,8 @@ class _SLKLFit:
         *,
         mode: str = "auto",
         solver: str = "active_set",
-        selection: str = "greedy",
-        step: str = "exact",
+        selection: str | None = None,
+        step: str | None = None,
         stop: str = "kkt",
         tol: float = 1e-3,
         max_iter: int | None = None,
@@ -178,6 +194,7 @@ class _SLKLFit:
     ) -> tuple[list[SLKLResult], list[int], Kernel, list[float]]:
         """Solve eq. (14) for each column of ``Y`` (n × t) on one candidate set: the results,
         the candidates, the resolved kernel and each target's ν."""
+        solver = _solver_options(self.solver, self.selection, self.step)
         kernel = check_kernel(self.kernel, X)
         problems, candidates, seed = _prepare(
             X,
@@ -202,9 +219,7 @@ class _SLKLFit:
                 nu=nu,
                 seed=seed,
                 callback=monitor,
-                solver=self.solver,
-                step=self.step,
-                selection=self.selection,
+                **solver,
                 stop=self.stop,
                 tol=float(self.tol),
                 max_iter=self.max_iter,
@@ -307,14 +322,14 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         conditions fail and dropped where a sign would change; then greedy exact coordinate
         steps until ``stop`` holds (usually none are needed). ``coordinate``: the paper's
         coordinate descent, configured by ``selection`` and ``step``.
-    selection : {"random", "cyclic", "greedy"}, default="greedy"
-        ``solver="coordinate"`` only. Coordinate choice: the paper's uniform draw, a fresh
-        permutation per pass, or Gauss–Southwell (largest projected gradient, O(m0·M) per
-        iteration).
-    step : {"newton", "exact", "paper"}, default="exact"
-        ``solver="coordinate"`` only. Proposition 2's Newton step, the closed-form coordinate
-        minimiser, or Algorithm 2 as printed (factor 2 missing; kept for comparison, it can
-        increase F).
+    selection : {"random", "cyclic", "greedy"}, default=None
+        ``solver="coordinate"`` only (an error with the active set); ``None`` means
+        ``"greedy"``. Coordinate choice: the paper's uniform draw, a fresh permutation per pass,
+        or Gauss–Southwell (largest projected gradient, O(m0·M) per iteration).
+    step : {"newton", "exact", "paper"}, default=None
+        ``solver="coordinate"`` only (an error with the active set); ``None`` means
+        ``"exact"``. Proposition 2's Newton step, the closed-form coordinate minimiser, or
+        Algorithm 2 as printed (factor 2 missing; kept for comparison, it can increase F).
     stop : {"kkt", "objective"}, default="kkt"
         ``kkt``: stop when the largest violation of the optimality conditions of F (convex in
         μ ≥ 0: ``a_m² = ν`` where μ_m > 0, ``a_m² ≤ ν`` where μ_m = 0, with
@@ -536,8 +551,8 @@ def slkl_path(
     n_columns: int | None = None,
     mode: str = "auto",
     solver: str = "active_set",
-    selection: str = "greedy",
-    step: str = "exact",
+    selection: str | None = None,
+    step: str | None = None,
     stop: str = "kkt",
     tol: float = 1e-3,
     max_iter: int | None = None,
@@ -577,6 +592,7 @@ def slkl_path(
     >>> path.n_active[0] <= path.n_active[1] <= path.n_active[2]
     True
     """
+    options = _solver_options(solver, selection, step)
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
     nus = check_grid(nus, name="nus")
     kernel = check_kernel(kernel, X)
@@ -601,9 +617,7 @@ def slkl_path(
             nu=nus[i],
             seed=seed,
             mu0=mu0,
-            solver=solver,
-            step=step,
-            selection=selection,
+            **options,
             stop=stop,
             tol=float(tol),
             max_iter=max_iter,
@@ -745,8 +759,8 @@ class SLKLRegressorCV(_SLKLModel):
         n_columns: int | None = None,
         mode: str = "auto",
         solver: str = "active_set",
-        selection: str = "greedy",
-        step: str = "exact",
+        selection: str | None = None,
+        step: str | None = None,
         stop: str = "kkt",
         tol: float = 1e-3,
         max_iter: int | None = None,
@@ -787,6 +801,7 @@ class SLKLRegressorCV(_SLKLModel):
         self
         """
         self._validate_params()
+        solver = _solver_options(self.solver, self.selection, self.step)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
@@ -841,9 +856,7 @@ class SLKLRegressorCV(_SLKLModel):
             problem,
             nu=self.nu_,
             seed=seed,
-            solver=self.solver,
-            step=self.step,
-            selection=self.selection,
+            **solver,
             stop=self.stop,
             tol=float(self.tol),
             max_iter=self.max_iter,

@@ -400,12 +400,15 @@ def slkl_problems(
     for rows in row_slices(n, M, max_entries):
         block = _column_block(kernel, X[rows, :], centres, scale, xp=xp)  # shape: (rows, M)
         b += xp.matrix_transpose(Y[rows, :]) @ block
-        diag_B += xp.sum(block * block, axis=0)
         column_sum += xp.sum(block, axis=0)
         if B is not None:
             B += xp.matrix_transpose(block) @ block
+        else:
+            diag_B += xp.sum(block * block, axis=0)
         if stored is not None:
             stored[:, rows] = xp.matrix_transpose(block)
+    if B is not None:
+        diag_B = xp.linalg.diagonal(B)
     b, diag_B, yy = _host(b), _host(diag_B), _host(xp.sum(Y * Y, axis=0))
     mean, y_mean = hxp.zeros(M, dtype=hxp.float64), hxp.zeros(k, dtype=hxp.float64)
     if fit_intercept:
@@ -677,78 +680,126 @@ class _Selector:
 #: the unridged B_WW remove the ridge's bias wherever B_WW determines the solution.
 _RIDGE = 1e-10
 
-#: Inverse updates between recomputations of H from a Cholesky factor (O(k³)).
+#: Inverse updates between recomputations of H from a Cholesky factor: at least this many, and
+#: at least k (an O(k³) recomputation then costs about what the O(k²) updates since the last did).
 _REFACTOR_EVERY = 50
+
+
+def _bordered(A: Any, E: Any, D: Any) -> Any:
+    """The symmetric block matrix ``[[A, E], [Eᵀ, D]]``."""
+    hxp = host_namespace()
+    return hxp.concat([hxp.concat([A, E], axis=1), hxp.concat([E.T, D], axis=1)])
 
 
 class _WorkingSet:
     """The working set W of :func:`_active_set`: its rows ``B_{W,S}`` and the inverse
     ``H = (B_WW + ρI)⁻¹``, kept up to date by bordering (additions) and Schur complements
     (removals) in O(k²) per coordinate, and recomputed from a Cholesky factor every
-    :data:`_REFACTOR_EVERY` updates so that rounding cannot drift."""
+    ``max(_REFACTOR_EVERY, k)`` updates so that rounding cannot drift.
+
+    The rows live in a store that only grows (doubling) and is compacted when it is full: a
+    removal copies no row.
+    """
 
     def __init__(self, M: int, ridge: float) -> None:
         hxp = host_namespace()
-        self.members: list[int] = []
-        self.rows = hxp.zeros((0, M), dtype=hxp.float64)  # B_{W,S}
+        self.members: list[int] = []  # candidate numbers, in the order of H
+        self.slots: list[int] = []  # their rows in the store
+        self.store = hxp.zeros((16, M), dtype=hxp.float64)
+        self.used = 0
+        self.B_WW = hxp.zeros((0, 0), dtype=hxp.float64)
         self.H = hxp.zeros((0, 0), dtype=hxp.float64)
         self.ridge = ridge
         self.updates = 0
 
-    def gram(self) -> Any:
-        """``B_WW``."""
-        return self.rows[:, self.members]
+    @property
+    def rows(self) -> Any:
+        """``B_{W,S}`` (a copy), in the order of the members."""
+        return self.store[self.slots, :]
+
+    def correlations(self, w: Any) -> Any:
+        """``B_{S,W} w_W`` for a host vector ``w`` over all M candidates."""
+        hxp = host_namespace()
+        v = hxp.zeros(self.used, dtype=hxp.float64)
+        v[self.slots] = w[self.members]
+        return v @ self.store[: self.used, :]
 
     def add(self, new: list[int], rows: Any) -> None:
         """Append the coordinates ``new`` with their rows ``B_{new,S}``."""
         hxp = host_namespace()
+        q = len(new)
+        if self.used + q > self.store.shape[0]:
+            live = self.store[self.slots, :]
+            capacity = max(2 * (len(self.slots) + q), 16)
+            self.store = hxp.zeros((capacity, self.store.shape[1]), dtype=hxp.float64)
+            self.store[: len(self.slots), :] = live
+            self.slots, self.used = list(range(len(self.slots))), len(self.slots)
         E = rows[:, self.members].T  # B_{W,new}
         HE = self.H @ E
-        schur = rows[:, new] + self.ridge * hxp.eye(len(new)) - E.T @ HE
+        schur = rows[:, new] + self.ridge * hxp.eye(q) - E.T @ HE
+        self.B_WW = _bordered(self.B_WW, E, rows[:, new])
+        self.store[self.used : self.used + q, :] = rows
+        self.slots += list(range(self.used, self.used + q))
+        self.used += q
         self.members = self.members + new
-        self.rows = hxp.concat([self.rows, rows])
-        self.updates += len(new)
-        if self.updates >= _REFACTOR_EVERY:
+        self.updates += q
+        if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
             self.refactor()
             return
         try:
-            S_inv = solve(schur, hxp.eye(len(new)), xp=hxp, assume_a="pos")
+            S_inv = solve(schur, hxp.eye(q), xp=hxp, assume_a="pos")
         except hxp.linalg.LinAlgError:  # rounding in H: start again from B_WW
             self.refactor()
             return
         corner = -HE @ S_inv
-        self.H = hxp.concat(
-            [
-                hxp.concat([self.H - corner @ HE.T, corner], axis=1),
-                hxp.concat([corner.T, S_inv], axis=1),
-            ]
-        )
+        self.H = _bordered(self.H - corner @ HE.T, corner, S_inv)
 
     def drop(self, keep: Any) -> None:
-        """Keep the members where the boolean mask ``keep`` holds."""
+        """Keep the members where the boolean mask ``keep`` holds (the order of the members may
+        change). One removal, the usual case, swaps the member with the last and updates H in
+        place; several take one Schur complement."""
         hxp = host_namespace()
-        gone = ~keep
-        self.members = [m for m, kept in zip(self.members, keep, strict=True) if kept]
-        self.rows = self.rows[keep, :]
-        self.updates += int(hxp.sum(gone))
-        if self.updates >= _REFACTOR_EVERY:
+        dropped = hxp.nonzero(~keep)[0]
+        self.updates += len(dropped)
+        if len(dropped) == 1:
+            j, last = int(dropped[0]), len(self.members) - 1
+            for order in (self.members, self.slots):
+                order[j] = order[last]
+                del order[last]
+            for A in (self.H, self.B_WW):
+                A[[j, last], :] = A[[last, j], :]
+                A[:, [j, last]] = A[:, [last, j]]
+            h = self.H[:last, last].copy()
+            h_last = float(self.H[last, last])
+            self.H, self.B_WW = self.H[:last, :last], self.B_WW[:last, :last]
+            if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
+                self.refactor()
+            else:
+                self.H -= (h[:, None] * h[None, :]) / h_last
+            return
+        kept = hxp.nonzero(keep)[0]
+        self.members = [self.members[i] for i in kept]
+        self.slots = [self.slots[i] for i in kept]
+        self.B_WW = self.B_WW[kept[:, None], kept[None, :]]
+        if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
             self.refactor()
             return
-        H_KD = self.H[keep][:, gone]
-        H_DD = self.H[gone][:, gone]
-        self.H = self.H[keep][:, keep] - H_KD @ solve(H_DD, H_KD.T, xp=hxp, assume_a="pos")
+        H_KD = self.H[kept[:, None], dropped[None, :]]
+        H_DD = self.H[dropped[:, None], dropped[None, :]]
+        H_KK = self.H[kept[:, None], kept[None, :]]
+        self.H = H_KK - H_KD @ solve(H_DD, H_KD.T, xp=hxp, assume_a="pos")
 
     def refactor(self) -> None:
         """``H`` from a Cholesky factor of ``B_WW + ρI``."""
         hxp = host_namespace()
         k = len(self.members)
         self.updates = 0
-        factor = cho_factor(self.gram() + self.ridge * hxp.eye(k), xp=hxp)
+        factor = cho_factor(self.B_WW + self.ridge * hxp.eye(k), xp=hxp)
         self.H = cho_solve(factor, hxp.eye(k), xp=hxp)
 
     def solve(self, target: Any) -> Any:
         """``B_WW⁻¹ target`` by ``H``, refined twice against the unridged ``B_WW``."""
-        B_WW = self.gram()
+        B_WW = self.B_WW
         x = self.H @ target
         for _ in range(2):
             x = x + self.H @ (target - B_WW @ x)
@@ -838,10 +889,10 @@ def _active_set(
             with host_work():
                 ws.add(new, rows)
                 solves += _fixed_signs(ws, w, sign, b - lam * sign, max_solves - solves)
-                a = b - w[ws.members] @ ws.rows
+                a = b - ws.correlations(w)
             if callback is not None:
                 w_W = w[ws.members]
-                objective = problem.yy - float((2.0 * b[ws.members] - ws.gram() @ w_W) @ w_W)
+                objective = problem.yy - float((2.0 * b[ws.members] - ws.B_WW @ w_W) @ w_W)
                 objective += 2.0 * lam * float(hxp.sum(hxp.abs(w_W)))
                 if callback(SLKLState(solves, objective, len(ws.members), hxp.abs(w) / lam)):
                     stopped = True
