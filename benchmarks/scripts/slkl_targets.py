@@ -1,7 +1,7 @@
-"""The three SLKL target measurements, each run once and reported as a ratio: against the
-paper's algorithm, against memory bandwidth, and against scikit-learn.
+"""Two SLKL target measurements, each run once and reported as a ratio: against memory
+bandwidth, and against scikit-learn (the default against the paper's algorithm is
+``slkl_panel.py``).
 
-    python benchmarks/scripts/slkl_targets.py defaults    # T1: default vs the paper's algorithm
     python benchmarks/scripts/slkl_targets.py bandwidth  # T2: one direct iteration vs reading n·m0
     python benchmarks/scripts/slkl_targets.py krr         # T3: SLKL vs scikit-learn's KernelRidge
 
@@ -21,75 +21,13 @@ import numpy as np
 from lrkl import SLKLRegressor
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, solve_slkl
+from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem
 
 KERNEL = Gaussian(sigma2=1.0)
 
 
 def _load() -> str:
     return f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-
-
-def _time_to_gap(X, y, S, f_star, gap, cap, **config):
-    """Seconds (setup included) and iterations until F ≤ F*(1 + gap), or None after ``cap`` s."""
-    mode = config.pop("mode")
-    start = time.perf_counter()
-    problem = slkl_problem(X, y, S, kernel=KERNEL, mode=mode, xp=xp)
-    setup = time.perf_counter() - start
-    hit = []
-
-    def monitor(state):
-        now = time.perf_counter() - start
-        if state.objective <= f_star * (1.0 + gap):
-            hit.append((now, state.iteration))
-            return True
-        return now > cap
-
-    result = solve_slkl(problem, nu=0.01, tol=0.0, max_iter=10**9, callback=monitor, **config)
-    total = time.perf_counter() - start
-    return (hit[0] if hit else None), setup, total, result
-
-
-def defaults(cap: float) -> None:
-    """T1: n = 10⁴, M = 1000: seconds to F within 10⁻⁶ of F*, default vs the paper's setup."""
-    X, y, _, _ = make_sinc(10_000, 1, random_state=0)
-    S = sorted(np.random.default_rng(0).choice(10_000, 1000, replace=False).tolist())
-    problem = slkl_problem(X, y, S, kernel=KERNEL, mode="gram", xp=xp)
-    f_star = min(
-        solve_slkl(problem, nu=0.01, selection="greedy", step=step, tol=0.0).objective
-        for step in ("exact", "newton")
-    )
-    print(f"T1  n = 10000, M = 1000, nu = 0.01, F* = {f_star:.12g} ({_load()})")
-    configs = {
-        "paper (direct, random, newton)": dict(
-            mode="direct", selection="random", step="newton", check_every=100
-        ),
-        "gram, greedy, exact": dict(mode="gram", selection="greedy", step="exact", check_every=5),
-        "gram, greedy, newton": dict(mode="gram", selection="greedy", step="newton", check_every=5),
-        "gram, cyclic, newton": dict(
-            mode="gram", selection="cyclic", step="newton", check_every=100
-        ),
-        "direct, greedy, exact": dict(
-            mode="direct", selection="greedy", step="exact", check_every=5
-        ),
-    }
-    times = {}
-    for name, config in configs.items():
-        hit, setup, total, result = _time_to_gap(X, y, S, f_star, 1e-6, cap, **config)
-        if hit is None:
-            gap = result.objective / f_star - 1
-            print(
-                f"  {name:32s} not reached after {total:7.2f} s ({result.n_iter} iterations, "
-                f"gap {gap:.2e}); setup {setup:.2f} s"
-            )
-            times[name] = (total, False)
-        else:
-            print(f"  {name:32s} {hit[0]:7.2f} s, {hit[1]:7d} iterations (setup {setup:.2f} s)")
-            times[name] = (hit[0], True)
-    paper, reached = times["paper (direct, random, newton)"]
-    for name, (seconds, _) in times.items():
-        bound = "" if reached else ">= "
-        print(f"  ratio paper / {name}: {bound}{paper / seconds:.1f}x")
 
 
 def bandwidth(repeats: int) -> None:
@@ -163,15 +101,12 @@ def krr(n: int, Ms: list[int]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("target", choices=("defaults", "bandwidth", "krr"))
-    parser.add_argument("--cap", type=float, default=600.0, help="T1: seconds before giving up")
+    parser.add_argument("target", choices=("bandwidth", "krr"))
     parser.add_argument("--repeats", type=int, default=30, help="T2: repetitions")
     parser.add_argument("--n", type=int, default=20_000, help="T3: training points")
     parser.add_argument("--M", type=int, nargs="+", default=[500, 1000, 2000], help="T3: M values")
     args = parser.parse_args()
-    if args.target == "defaults":
-        defaults(args.cap)
-    elif args.target == "bandwidth":
+    if args.target == "bandwidth":
         bandwidth(args.repeats)
     else:
         krr(args.n, args.M)
