@@ -24,6 +24,40 @@ from .datasets import candidate_draw, sinc_2d, slkl_panel
 KERNEL = Gaussian(sigma2=1.0)
 
 
+def _to_gap(X, y, S, kernel, f_star, gap, max_iter, options):
+    """(iterations, seconds) from the data (Gram form, ν = 0.01) until F ≤ F*(1 + gap), with
+    the solver ``options``; NaNs if ``max_iter`` iterations do not get there."""
+    import array_api_compat.numpy as xp
+
+    start = time.perf_counter()
+    problem = slkl_problem(X, y, S, kernel=kernel, mode="gram", xp=xp)
+    reached = []
+
+    def monitor(state):
+        if state.objective <= f_star * (1.0 + gap):
+            reached.append((state.iteration, time.perf_counter() - start))
+            return True
+        return False
+
+    solve_slkl(problem, nu=0.01, tol=0.0, max_iter=max_iter, callback=monitor, **options)
+    return reached[0] if reached else (float("nan"), float("nan"))
+
+
+class _TimeToGap:
+    """Iterations and seconds to an objective gap, both from the subclass's ``_run(cache,
+    first, second, gap)``: the setup_cache value, two parameters and the gap."""
+
+    def track_iterations(self, cache, first, second, gap):
+        return self._run(cache, first, second, gap)[0]
+
+    track_iterations.unit = "iterations"
+
+    def track_seconds(self, cache, first, second, gap):
+        return self._run(cache, first, second, gap)[1]
+
+    track_seconds.unit = "s"
+
+
 class Iteration(OnBackend):
     """One coordinate iteration with m0 active columns (all M = m0 candidates active).
 
@@ -85,7 +119,7 @@ class FitMemory:
         solve_slkl(problem, nu=0.01, selection="cyclic", max_iter=2000)
 
 
-class Convergence:
+class Convergence(_TimeToGap):
     """Iterations and seconds (Gram form) to a relative objective gap F/F* − 1 ≤ gap.
 
     n = 1000, M = 250; a rule that has not reached the gap after 100·M iterations reports NaN
@@ -105,40 +139,9 @@ class Convergence:
         return best.objective
 
     def _run(self, f_star, selection, step, gap):
-        import array_api_compat.numpy as xp
-
         X, y = sinc_2d(1000)
-        start = time.perf_counter()
-        problem = slkl_problem(X, y, list(range(0, 1000, 4)), kernel=KERNEL, mode="gram", xp=xp)
-        reached = []
-
-        def monitor(state):
-            if state.objective <= f_star * (1.0 + gap):
-                reached.append((state.iteration, time.perf_counter() - start))
-                return True
-            return False
-
-        solve_slkl(
-            problem,
-            nu=0.01,
-            selection=selection,
-            step=step,
-            tol=0.0,
-            max_iter=100 * 250,
-            check_every=10,
-            callback=monitor,
-        )
-        return reached[0] if reached else (float("nan"), float("nan"))
-
-    def track_iterations(self, f_star, selection, step, gap):
-        return self._run(f_star, selection, step, gap)[0]
-
-    track_iterations.unit = "iterations"
-
-    def track_seconds(self, f_star, selection, step, gap):
-        return self._run(f_star, selection, step, gap)[1]
-
-    track_seconds.unit = "s"
+        options = {"selection": selection, "step": step, "check_every": 10}
+        return _to_gap(X, y, list(range(0, 1000, 4)), KERNEL, f_star, gap, 100 * 250, options)
 
 
 class SincAccuracy:
@@ -160,7 +163,7 @@ class SincAccuracy:
     track_test_mse.unit = "MSE"
 
 
-class Panel:
+class Panel(_TimeToGap):
     """Seconds (the pass over the rows included) and iterations to a relative objective gap on
     the SLKL panel (``datasets.slkl_panel``, first draw of S, ν = 0.01): the default solver
     (active set, Gram form) against greedy exact coordinate descent, the previous default.
@@ -189,37 +192,8 @@ class Panel:
         return cache
 
     def _run(self, cache, problem, solver, gap):
-        import array_api_compat.numpy as xp
-
         X, y, sigma2, S, f_star = cache[problem]
-        options = {"selection": "greedy", "step": "exact", "check_every": 10}
-        reached = []
-        start = time.perf_counter()
-        prepared = slkl_problem(X, y, S, kernel=Gaussian(sigma2=sigma2), mode="gram", xp=xp)
-
-        def monitor(state):
-            if state.objective <= f_star * (1.0 + gap):
-                reached.append((state.iteration, time.perf_counter() - start))
-                return True
-            return False
-
-        solve_slkl(
-            prepared,
-            nu=0.01,
-            solver=solver,
-            tol=0.0,
-            max_iter=100 * len(S),
-            callback=monitor,
-            **({} if solver == "active_set" else options),
-        )
-        return reached[0] if reached else (float("nan"), float("nan"))
-
-    def track_iterations(self, cache, problem, solver, gap):
-        return self._run(cache, problem, solver, gap)[0]
-
-    track_iterations.unit = "iterations"
-
-    def track_seconds(self, cache, problem, solver, gap):
-        return self._run(cache, problem, solver, gap)[1]
-
-    track_seconds.unit = "s"
+        options = {"solver": solver}
+        if solver == "coordinate":
+            options.update(selection="greedy", step="exact", check_every=10)
+        return _to_gap(X, y, S, Gaussian(sigma2=sigma2), f_star, gap, 100 * len(S), options)
