@@ -5,8 +5,12 @@ The problem (eq. 14 with λ = 1, Proposition 3) is
     min_{μ ≥ 0}  F(μ) = yᵀ (I + Σ_m μ_m c_m c_mᵀ)⁻¹ y + ν Σ_m μ_m,
 
 over the M rank-1 Nyström kernels c_m c_mᵀ of the candidate set S, where
-``c_m = k(X, x_m) / √k(x_m, x_m)``. It is solved by coordinate descent: each iteration picks one
-coordinate m, reads
+``c_m = k(X, x_m) / √k(x_m, x_m)``. Two solvers (:func:`solve_slkl`'s ``solver``):
+
+- ``active_set``: F's minimum is that of the lasso ``‖y − C_S w‖² + 2√ν‖w‖₁`` at
+  ``μ_m = |w_m|/√ν`` (:func:`_active_set`), solved on working sets of coordinates by linear
+  solves with ``B_WW``, then handed to the coordinate loop below as a warm start;
+- ``coordinate``, the paper's: each iteration picks one coordinate m, reads
 
     a_m = yᵀ K⁻¹ c_m = b_m − b_Aᵀ G B_{A,m},      q_m = c_mᵀ K⁻¹ c_m = B_mm − B_{m,A} G B_{A,m},
 
