@@ -9,6 +9,8 @@ import pytest
 import scipy.optimize
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.datasets import load_diabetes
+from sklearn.exceptions import ConvergenceWarning
 
 from lrkl import (
     KernelRidge,
@@ -279,6 +281,17 @@ def test_active_set_equals_coordinate_descent_on_random_problems(
     slow = solve_slkl(problem, nu=nu, selection="greedy", step="exact", stop="kkt", tol=1e-7)
     assert fast.kkt_violation <= 1e-7 * (1 + 1e-6) or not slow.converged
     assert fast.objective <= slow.objective * (1 + 1e-7) + 1e-12
+
+
+def test_a_violation_at_the_rounding_floor_stops_with_a_warning():
+    """ν at 1e-13 of ν_max on raw targets of scale 1e4: the optimality violation cannot get
+    below about 1e-2·ν in float64, so the fit gives up early, unconverged, and says why (the
+    coordinate polish used to run its 1000·M steps for that)."""
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.warns(ConvergenceWarning, match="F stalled with an optimality violation"):
+        model = SLKLRegressor(nu=1e-6, random_state=0).fit(X[:120], 100 * y[:120])
+    assert model.kkt_violation_ > model.tol
+    assert model.n_iter_ < 20 * 120
 
 
 def test_active_set_callback_stops_and_reports_the_lasso_objective(backend, reference):

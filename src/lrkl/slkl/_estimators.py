@@ -211,6 +211,13 @@ class _SLKLFit:
         monitor = self._monitor(
             lambda s: f"iteration {s.iteration}: F = {s.objective:.10g}, m0 = {s.n_active}"
         )
+        asked_to_stop = []
+
+        def callback(state: SLKLState) -> bool:
+            stop = monitor(state)
+            asked_to_stop.append(stop)
+            return stop
+
         results, nus = [], []
         for problem in problems:
             nu = float(self.nu) if self.nu is not None else _default_nu(problem)
@@ -218,14 +225,20 @@ class _SLKLFit:
                 problem,
                 nu=nu,
                 seed=seed,
-                callback=monitor,
+                callback=None if monitor is None else callback,
                 **solver,
                 stop=self.stop,
                 tol=float(self.tol),
                 max_iter=self.max_iter,
             )
-            if not result.converged and result.n_iter >= (self.max_iter or 1000 * problem.M):
-                self._warn_not_converged(result.n_iter, "increase max_iter or tol")
+            if not result.converged and not any(asked_to_stop):
+                self._warn_not_converged(
+                    result.n_iter,
+                    "increase max_iter or tol"
+                    if result.n_iter >= (self.max_iter or 1000 * problem.M)
+                    else f"F stalled with an optimality violation of {result.kkt_violation:.2g}·ν "
+                    f"at ν = {nu:.3g} ({nu / nu_max(problem):.1e} of ν_max): increase tol or nu",
+                )
             results.append(result)
             nus.append(nu)
         return results, candidates, kernel, nus
