@@ -747,7 +747,7 @@ class _WorkingSet:
         self.used += q
         self.members = self.members + new
         self.updates += q
-        if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
+        if self._refactor_due():
             self.refactor()
             return
         try:
@@ -776,7 +776,7 @@ class _WorkingSet:
             h = self.H[:last, last].copy()
             h_last = float(self.H[last, last])
             self.H, self.B_WW = self.H[:last, :last], self.B_WW[:last, :last]
-            if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
+            if self._refactor_due():
                 self.refactor()
             else:
                 self.H -= (h[:, None] * h[None, :]) / h_last
@@ -785,13 +785,16 @@ class _WorkingSet:
         self.members = [self.members[i] for i in kept]
         self.slots = [self.slots[i] for i in kept]
         self.B_WW = self.B_WW[kept[:, None], kept[None, :]]
-        if self.updates >= max(_REFACTOR_EVERY, len(self.members)):
+        if self._refactor_due():
             self.refactor()
             return
         H_KD = self.H[kept[:, None], dropped[None, :]]
         H_DD = self.H[dropped[:, None], dropped[None, :]]
         H_KK = self.H[kept[:, None], kept[None, :]]
         self.H = H_KK - H_KD @ solve(H_DD, H_KD.T, xp=hxp, assume_a="pos")
+
+    def _refactor_due(self) -> bool:
+        return self.updates >= max(_REFACTOR_EVERY, len(self.members))
 
     def refactor(self) -> None:
         """``H`` from a Cholesky factor of ``B_WW + ρI``."""
@@ -1005,17 +1008,22 @@ def solve_slkl(
     capacity = M if isinstance(problem, GramProblem) else min(M, 64)
     n_solves = 0
     with limits:
-        state = _ActiveSet(problem, greedy=selection == "greedy", capacity=capacity)
-        if mu0 is not None:
-            state.warm_start(mu0)
         if solver == "active_set":
-            start = state.signed_coef() if mu0 is not None else None
+            start = None
+            if mu0 is not None:  # its lasso coefficients: G from μ0, no rows of B needed
+                warm = _ActiveSet(problem, greedy=False, capacity=capacity)
+                warm.warm_start(mu0)
+                start = warm.signed_coef()
             mu, rows, n_solves, stopped = _active_set(
                 problem, nu, tol, max_iter, callback, start, host_work
             )
             state = _ActiveSet(problem, greedy=True, capacity=capacity)
             state.warm_start(mu, rows)
             max_iter = 0 if stopped else max(0, max_iter - n_solves)
+        else:
+            state = _ActiveSet(problem, greedy=selection == "greedy", capacity=capacity)
+            if mu0 is not None:
+                state.warm_start(mu0)
         selector = _Selector(selection, M, seed)
         result = _loop(
             problem,
