@@ -67,6 +67,36 @@ def test_diag_matches_reference(backend, data, name):
     np.testing.assert_allclose(B.to_numpy(out), np.diag(reference(X, X)), rtol=1e-10)
 
 
+@pytest.mark.parametrize(
+    ("kernel", "n_columns"),
+    [
+        (Linear(), 4),
+        (Polynomial(degree=3, gamma=0.5, coef0=2.0), 35),  # C(4 + 3, 3) monomials
+        (Polynomial(degree=2, gamma=0.7, coef0=0.0), 10),  # degree 2 only: C(4 + 1, 2)
+        (Polynomial(degree=1, gamma=1.5, coef0=0.3), 5),
+    ],
+)
+def test_feature_map_factors_the_kernel(backend, data, kernel, n_columns):
+    X, Z = data
+    phi_x = kernel.feature_map(backend.asarray(X))
+    phi_z = kernel.feature_map(backend.asarray(Z))
+    assert phi_x.shape == (23, n_columns)
+    assert B.device_of(phi_x) == B.device_of(backend.asarray(X))
+    dense = B.to_numpy(kernel(backend.asarray(X), backend.asarray(Z)))
+    np.testing.assert_allclose(B.to_numpy(phi_x @ phi_z.T), dense, rtol=1e-10, atol=1e-10)
+
+
+def test_feature_map_is_none_without_a_small_finite_map(data):
+    X, _ = data
+    assert Gaussian(gamma=0.3).feature_map(X) is None
+    assert Laplacian(gamma=0.3).feature_map(X) is None
+    assert Polynomial(degree=3, gamma=1.0, coef0=1.0).feature_map(X, max_features=34) is None
+    assert Polynomial(degree=3, gamma=1.0, coef0=1.0).feature_map(X, max_features=35).shape == (
+        23,
+        35,
+    )
+
+
 @pytest.mark.parametrize("name", KERNELS)
 @pytest.mark.parametrize("max_entries", [1, 9, 50, 10_000])
 def test_blocks_cover_the_matrix_within_budget(backend, data, name, max_entries):

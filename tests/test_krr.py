@@ -77,6 +77,47 @@ def test_tikhonov_linear_kernel_uses_the_factor_and_matches_dense(data):
     np.testing.assert_allclose(model.predict(T), T @ X.T @ c_tilde[:40] + c_tilde[40], atol=1e-8)
 
 
+@pytest.mark.parametrize("bias", ["unpenalized", None])
+def test_tikhonov_polynomial_kernel_uses_its_feature_map_and_matches_dense(
+    backend, data, monkeypatch, bias
+):
+    X, y, T = data
+    kernel = kernels.Polynomial(degree=2, gamma=0.5, coef0=1.0)  # 10 features < 40 rows
+    formed = []
+    monkeypatch.setattr(
+        kernels.Polynomial,
+        "_evaluate",
+        lambda self, A, B, *, xp: formed.append(A.shape) or (self.gamma * A @ B.T + 1) ** 2,
+    )
+    model = KernelRidge(kernel, alpha=0.3, method="tikhonov", bias=bias)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    assert formed == []  # the fit never evaluated a kernel matrix
+    K = (0.5 * X @ X.T + 1) ** 2
+    Kt = _tilde(K) if bias else K
+    c_tilde = np.linalg.solve(Kt.T @ Kt + 0.3 * np.eye(Kt.shape[1]), Kt.T @ y)
+    expected = (0.5 * T @ X.T + 1) ** 2 @ c_tilde[:40] + (c_tilde[40] if bias else 0.0)
+    monkeypatch.undo()
+    np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(T))), expected, rtol=1e-7)
+
+
+def test_tikhonov_on_a_lowrank_factor_in_a_pipeline_matches_dense(data):
+    from sklearn.pipeline import make_pipeline
+
+    from lrkl.lowrank import LowRankFeatures
+
+    X, y, T = data
+    features = LowRankFeatures([Gaussian(gamma=GAMMA)], rank=12).fit(X)
+    model = make_pipeline(
+        LowRankFeatures([Gaussian(gamma=GAMMA)], rank=12),
+        KernelRidge("linear", alpha=0.3, method="tikhonov"),
+    ).fit(X, y)
+    G = features.transform(X)
+    Kt = _tilde(G @ G.T)  # the rank-12 kernel G Gᵀ ≈ K
+    c_tilde = np.linalg.solve(Kt.T @ Kt + 0.3 * np.eye(41), Kt.T @ y)
+    expected = features.transform(T) @ G.T @ c_tilde[:40] + c_tilde[40]
+    np.testing.assert_allclose(model.predict(T), expected, rtol=1e-8)
+
+
 def _krylov(A, b, t):
     """The minimiser of ‖b − A x‖ over span{(AᵀA)^j Aᵀb, j < t} (the t-th CGLS iterate)."""
     basis = [A.T @ b]

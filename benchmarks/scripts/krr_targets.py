@@ -2,8 +2,9 @@
 
     python benchmarks/scripts/krr_targets.py path      # 100-λ path with LOO vs one λ
     python benchmarks/scripts/krr_targets.py sklearn   # KernelRidgeCV vs GridSearchCV, cpusmall
-    python benchmarks/scripts/krr_targets.py factor    # TIKH linear: factor vs full SVD, n = 8192
+    python benchmarks/scripts/krr_targets.py factor    # TIKH linear, poly: factor vs full SVD
     python benchmarks/scripts/krr_targets.py memory    # CG on the fly, n = 1e5: peak memory
+    python benchmarks/scripts/krr_targets.py cg-default  # CG's test error against t: a default
 
 Each prints one line per measurement. Timings are wall-clock seconds, best of ``--repeat``.
 """
@@ -20,15 +21,15 @@ from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.model_selection import GridSearchCV
 
 from lrkl import KernelRidge, KernelRidgeCV
-from lrkl.datasets import load_prato_zanni
-from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS
+from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
+from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, path_mse, regularization_path
 from lrkl.kernel_ridge._regularization import (
     kernel_operator,
     solve_cgls,
     tikhonov_problem,
     tikhonov_problem_from_factor,
 )
-from lrkl.kernels import Gaussian, Linear
+from lrkl.kernels import Gaussian, Linear, Polynomial
 
 
 def best_of(repeat, fn, *args, **kwargs):
@@ -126,17 +127,27 @@ def sklearn(args):
 
 
 def factor(args):
-    """Tikhonov with the linear kernel: the SVD from the factor against the full thin SVD."""
+    """Tikhonov through the kernel's feature map against the full thin SVD of ``[K 1]``: the
+    linear kernel and polynomial kernels of degree 2 and 3 (γ = 1/d, c₀ = 1), cpusmall."""
     import array_api_compat.numpy as xp
 
-    for name in ("cpusmall",):
-        data = load_prato_zanni(name)
-        X = data.X[: args.n]
-        _, t_factor = best_of(args.repeat, tikhonov_problem_from_factor, X, xp=xp)
-        _, t_full = best_of(1, tikhonov_problem, Linear()(X, X), xp=xp)
+    data = load_prato_zanni("cpusmall")
+    X = data.X[: args.n]
+    d = X.shape[1]
+    kernels = {
+        "linear": Linear(),
+        "poly2": Polynomial(degree=2, gamma=1 / d, coef0=1.0),
+        "poly3": Polynomial(degree=3, gamma=1 / d, coef0=1.0),
+    }
+    for name in args.kernels:
+        kernel = kernels[name]
+        _, t_factor = best_of(
+            args.repeat, lambda k=kernel: tikhonov_problem_from_factor(k.feature_map(X), xp=xp)
+        )
+        _, t_full = best_of(1, lambda k=kernel: tikhonov_problem(k(X, X), xp=xp))
         print(
-            f"{name} n {X.shape[0]} d {X.shape[1]}: factor {t_factor:.4f}s, full SVD "
-            f"{t_full:.1f}s, ratio {t_full / t_factor:.0f}×",
+            f"cpusmall n {X.shape[0]} {name} ({kernel.feature_map(X[:1]).shape[1]} features): "
+            f"factor {t_factor:.4f}s, full SVD {t_full:.1f}s, ratio {t_full / t_factor:.0f}×",
             flush=True,
         )
 
@@ -162,9 +173,38 @@ def memory(args):
     )
 
 
+def cg_default(args):
+    """KernelRidge(method="cg")'s test error at t = 5 … 200 over its best t ≤ 200, on the eight
+    sets, ``--seeds`` splits each, Gaussian (gamma="scale") and linear kernels, raw targets."""
+    import array_api_compat.numpy as xp
+
+    candidates, rows = (5, 10, 20, 30, 50, 100, 200), []
+    for name in PRATO_ZANNI_DATASETS:
+        data = load_prato_zanni(name)
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
+            X, y, X_test, y_test = data.split(random_state=seed)
+            for kernel in (Gaussian(gamma="scale").resolve(X), Linear()):
+                path = regularization_path(
+                    X, y, kernel, range(max(candidates)), method="cg", bias="unpenalized", xp=xp
+                )
+                mse = np.asarray(path_mse(path, kernel, X, X_test, y_test, xp=xp))
+                rows.append([mse[t - 1] / mse.min() for t in candidates])
+                print(
+                    f"{name} {type(kernel).__name__} seed {seed}: best t {mse.argmin() + 1}; "
+                    + " ".join(f"t={t} {r:.3f}" for t, r in zip(candidates, rows[-1], strict=True)),
+                    flush=True,
+                )
+    ratios = np.array(rows)
+    for j, t in enumerate(candidates):
+        print(
+            f"t = {t}: error / best, median {np.median(ratios[:, j]):.3f}, worst "
+            f"{ratios[:, j].max():.3f}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("target", choices=("path", "sklearn", "factor", "memory"))
+    parser.add_argument("target", choices=("path", "sklearn", "factor", "memory", "cg-default"))
     parser.add_argument("--datasets", nargs="+", default=["abalone", "cpusmall", "space_ga", "mg"])
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--first-seed", type=int, default=0)
@@ -172,10 +212,13 @@ def main():
     parser.add_argument("--stride", type=int, default=1, help="sklearn: time every stride-th λ")
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--iterations", type=int, default=1)
+    parser.add_argument(
+        "--kernels", nargs="+", default=["linear", "poly2", "poly3"], help="factor: the kernels"
+    )
     args = parser.parse_args()
     if args.n is None:
         args.n = {"factor": 8192, "memory": 100_000}.get(args.target, 0)
-    globals()[args.target](args)
+    globals()[args.target.replace("-", "_")](args)
 
 
 if __name__ == "__main__":

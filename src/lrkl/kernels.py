@@ -5,7 +5,10 @@ Every kernel is an immutable, comparable, picklable value with a readable repr. 
 - ``k(X, Z)``: the ``n × m`` matrix of kernel values between the rows of ``X`` and of ``Z``;
 - ``k.diag(X)``: the ``n`` values ``k(x_i, x_i)`` without forming a matrix;
 - ``k.blocks(X, Z, max_entries=...)``: the same matrix as row blocks of at most ``max_entries``
-  entries, so that a caller that reduces over the rows never holds more than that at once.
+  entries, so that a caller that reduces over the rows never holds more than that at once;
+- ``k.feature_map(X, max_features=...)``: for the linear and polynomial kernels, explicit
+  features ``Φ(X)`` with ``k(X, Z) = Φ(X) Φ(Z)ᵀ`` (a low-rank factor of the kernel matrix when
+  they are fewer than the rows), and ``None`` for a kernel without a finite one.
 
 Examples
 --------
@@ -27,6 +30,7 @@ Kernels are parameters of lrkl's estimators in scikit-learn's sense: ``GridSearc
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -150,6 +154,29 @@ class Kernel:
         X, Z = self._check(X, Z, xp=xp)
         for rows in row_slices(X.shape[0], Z.shape[0], max_entries):
             yield rows, self._evaluate(X[rows, ...], Z, xp=xp)
+
+    def feature_map(self, X: Array, /, *, max_features: int | None = None) -> Array | None:
+        """Explicit features ``Φ(X)`` (n × r) with ``k(X, Z) = Φ(X) Φ(Z)ᵀ``, or ``None`` when
+        the kernel has no finite feature map or its map has more than ``max_features`` columns.
+
+        ``Φ(X) Φ(X)ᵀ`` is then a factor of rank ``≤ r`` of the kernel matrix, computed in
+        ``O(n r)`` without forming ``n × n``: what Tikhonov regularisation needs
+        (:class:`lrkl.KernelRidge`). The linear kernel's map is ``X``; the polynomial kernel's is
+        the scaled monomials of degree ``≤ degree`` (``C(d + degree, degree)`` columns).
+        """
+        xp = get_namespace(X)
+        X, _ = self._check(X, None, xp=xp)
+        size = self._feature_count(X.shape[1])
+        if size is None or (max_features is not None and size > max_features):
+            return None
+        return self._feature_map(X, xp=xp)
+
+    # Kernels with a finite feature map implement these two.
+    def _feature_count(self, n_features: int) -> int | None:
+        return None
+
+    def _feature_map(self, X: Array, *, xp: ModuleType) -> Array:
+        raise NotImplementedError
 
     # ----------------------------------------------------------------- parameters
 
@@ -330,6 +357,12 @@ class Linear(Kernel):
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.sum(X * X, axis=1)
 
+    def _feature_count(self, n_features: int) -> int:
+        return n_features
+
+    def _feature_map(self, X: Array, *, xp: ModuleType) -> Array:
+        return X
+
 
 class Polynomial(Kernel):
     """Polynomial kernel ``(γ xᵀz + c₀)^degree``; the defaults are scikit-learn's ``"poly"``
@@ -351,6 +384,39 @@ class Polynomial(Kernel):
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return (self.gamma * xp.sum(X * X, axis=1) + self.coef0) ** self.degree
+
+    def _degrees(self) -> range:
+        """The monomial degrees of the feature map: ``0 … degree`` (only ``degree`` if
+        ``c₀ = 0``)."""
+        return range(self.degree, self.degree + 1) if self.coef0 == 0 else range(self.degree + 1)
+
+    def _feature_count(self, n_features: int) -> int:
+        return sum(math.comb(n_features + k - 1, k) for k in self._degrees())
+
+    def _feature_map(self, X: Array, *, xp: ModuleType) -> Array:
+        """``(γ xᵀz + c₀)^p = Σ_a p! / (a! (p − |a|)!) c₀^{p−|a|} γ^{|a|} x^a z^a`` over the
+        multi-indices ``a`` with ``|a| ≤ p``: one column ``√(coefficient) x^a`` per ``a``."""
+        n, d = X.shape
+        p, columns = self.degree, []
+        for k in self._degrees():
+            combos = list(itertools.combinations_with_replacement(range(d), k))
+            weights = [
+                math.comb(p, k)
+                * self.coef0 ** (p - k)
+                * self.gamma**k
+                * math.factorial(k)
+                / math.prod(math.factorial(c.count(j)) for j in set(c))
+                for c in combos
+            ]
+            scale = xp.asarray([math.sqrt(w) for w in weights], dtype=X.dtype, device=X.device)
+            if k == 0:
+                monomials = xp.ones((n, 1), dtype=X.dtype, device=X.device)
+            else:
+                index = xp.asarray([j for c in combos for j in c], device=X.device)
+                factors = xp.reshape(xp.take(X, index, axis=1), (n, len(combos), k))
+                monomials = xp.prod(factors, axis=2)
+            columns.append(monomials * scale)
+        return xp.concat(columns, axis=1)
 
 
 def kernel_from_name(name: str) -> Kernel:

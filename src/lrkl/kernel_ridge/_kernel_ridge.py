@@ -45,7 +45,7 @@ from lrkl.kernel_ridge._regularization import (
     tikhonov_problem_from_factor,
 )
 from lrkl.kernel_ridge._solvers import RidgeCoefficients
-from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, Linear, precompute_columns
+from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
 
 __all__ = [
     "METHODS",
@@ -90,10 +90,12 @@ def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, x
 def _tikhonov_setup(
     X: Array, kernel: Kernel, bias: bool, *, owner: str, xp: Any, root: Array | None = None
 ) -> Any:
-    """The SVD of ``K̃``: from the factor ``X`` for the linear kernel with fewer features than
-    rows (``O(n d²)``), else from the n × n matrix (``O(n³)``)."""
-    if isinstance(kernel, Linear) and X.shape[1] < X.shape[0]:
-        return tikhonov_problem_from_factor(X, bias=bias, sqrt_weight=root, xp=xp)
+    """The SVD of ``K̃``: from the kernel's feature map ``Φ(X)`` when it has fewer columns ``r``
+    than rows (the linear kernel with ``d < n``, a polynomial kernel of low degree; ``O(n r²)``),
+    else from the n × n matrix (``O(n³)``)."""
+    factor = kernel.feature_map(X, max_features=X.shape[0] - 1)
+    if factor is not None:
+        return tikhonov_problem_from_factor(factor, bias=bias, sqrt_weight=root, xp=xp)
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=3)
     return tikhonov_problem(kernel(X, X), bias=bias, sqrt_weight=root, xp=xp)
 
@@ -151,8 +153,12 @@ class KernelRidge(KernelExpansionRegressor):
       (``bias=None``). With ``bias=None`` this is the SLKL paper's KRRn (its λ = 1 is
       ``alpha=1``) and scikit-learn's ``KernelRidge``.
     - ``method="tikhonov"``: Tikhonov on the rectangular system ``K̃ c̃ = y``, ``K̃ = [K 1]``,
-      ``c̃ = (c, b)``: ``(K̃ᵀK̃ + αI) c̃ = K̃ᵀy``, from the thin SVD of ``K̃``. For the linear
-      kernel with ``d < n`` the SVD comes from ``[X 1]`` in ``O(n d²)`` without ``n × n``.
+      ``c̃ = (c, b)``: ``(K̃ᵀK̃ + αI) c̃ = K̃ᵀy``, from the thin SVD of ``K̃``. When the kernel
+      has an explicit feature map ``Φ`` with ``r < n`` columns (:meth:`Kernel.feature_map
+      <lrkl.kernels.Kernel.feature_map>`: the linear kernel with ``d < n``, a polynomial
+      kernel of low degree) the SVD comes from ``[Φ(X) 1]`` in ``O(n r²)`` without
+      ``n × n``; so it does for any low-rank factor, with ``kernel="linear"`` on the features
+      of :class:`lrkl.lowrank.LowRankFeatures` in a pipeline.
     - ``method="cg"``: ``max_iter`` iterations of CGLS on ``K̃ c̃ = y`` from ``c̃ = 0``; the
       iteration count is the regulariser (``alpha`` is not used). ``O(t n²)``.
 
@@ -172,8 +178,14 @@ class KernelRidge(KernelExpansionRegressor):
         RLS: system (7), system (8), or no bias. Tikhonov and CG act on ``[K 1]`` for either
         string (the bias is a coefficient of ``c̃`` there: penalised by Tikhonov, regularised by
         early stopping in CG) and on ``K`` alone for ``None``.
-    max_iter : int, default=10
-        CG: the number of iterations ``t ≥ 1``.
+    max_iter : int, default=50
+        CG: the number of iterations ``t ≥ 1``, the regulariser (more iterations fit the
+        training data more closely). The default is the end of the paper's grid
+        ``t = 1 … 50``: on its eight data sets (3 splits, Gaussian and linear kernels, raw
+        targets) the test error at ``t = 50`` is 1.6 % above that of the best ``t ≤ 200`` in
+        the median and 2.8× it at worst (triazines, 124 training rows); ``t = 10`` was 1.5×
+        in the median and up to 4 000× (bodyfat, linear kernel). To choose
+        ``t`` from the data, use :class:`KernelRidgeCV`.
     solver : {"auto", "cholesky", "eigh"}, default="auto"
         RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
         eigendecomposition of ``K`` (``O(n³)``, about 8× slower, but every other ``α`` after it
@@ -227,7 +239,7 @@ class KernelRidge(KernelExpansionRegressor):
         *,
         method: str = "rls",
         bias: str | None = "unpenalized",
-        max_iter: int = 10,
+        max_iter: int = 50,
         solver: str = "auto",
         columns: str = "auto",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
