@@ -25,6 +25,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 
 from lrkl._backend import from_host, get_namespace, host_namespace, to_numpy
+from lrkl._dask import rowwise
 from lrkl.kernels import KERNEL_NAMES, Gaussian, kernel_from_name
 
 __all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"]
@@ -110,6 +111,7 @@ class LRKLClassifier(ClassifierMixin, LRKLEstimator):
         numeric = classes.dtype.kind in "biuf"
         self.classes_ = from_host(classes, xp=xp, device=device) if numeric else classes
 
+    @rowwise
     def decision_function(self, X: Any) -> Any:
         """The score of each class for the rows of ``X``.
 
@@ -124,6 +126,7 @@ class LRKLClassifier(ClassifierMixin, LRKLEstimator):
         """
         return self._decision(X, "decision_function")
 
+    @rowwise
     def predict(self, X: Any) -> Any:
         """The class of each row of ``X``: the sign of the score with two classes, the class
         of the largest score otherwise.

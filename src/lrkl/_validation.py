@@ -42,6 +42,7 @@ from lrkl._backend import (
     to_numpy,
 )
 from lrkl._checks import check_number
+from lrkl._dask import check_rows, chunk_namespace, is_dask_array, refuse
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
@@ -161,12 +162,27 @@ def _name(owner: Any) -> str:
     return owner if isinstance(owner, str) else type(owner).__name__
 
 
-def check_X(X: Any, *, dtype: Any = None, owner: Any = "X") -> tuple[ModuleType, Array]:
+def check_X(
+    X: Any, *, dtype: Any = None, owner: Any = "X", dask: bool = False
+) -> tuple[ModuleType, Array]:
     """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite.
 
     ``owner`` is an estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
-    are set) or a name for the messages.
+    are set) or a name for the messages. A Dask array is refused unless ``dask``; then it is
+    chunked along the rows (:func:`lrkl._dask.check_rows`), the namespace is that of its
+    chunks and the finiteness check is left to the caller's pass over the rows.
     """
+    if is_dask_array(X):
+        if not dask:
+            refuse(X, owner=_name(owner))
+        _record_features(owner, X, reset=True)
+        if X.ndim != 2 or 0 in X.shape:
+            msg = f"X must be a 2-D array with samples and features, received shape {X.shape}"
+            raise ValueError(msg)
+        X, _ = check_rows(X)
+        xp = chunk_namespace(X)
+        target = xp.float64 if dtype is None else dtype
+        return xp, X if X.dtype == target else X.astype(target)
     _record_features(owner, X, reset=True)
     X = ensure_array(X, name="X")
     if X.ndim != 2:
@@ -194,6 +210,7 @@ def check_X_y(
     owner: Any,
     multi_output: bool = False,
     min_samples: int = 1,
+    dask: bool = False,
 ) -> tuple[ModuleType, Array, Array]:
     """Namespace, ``X`` (n × d) and ``y`` in X's floating dtype, namespace and device.
 
@@ -208,9 +225,10 @@ def check_X_y(
     if y is None:
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
-    _, X = check_X(X, owner=owner)
+    xp, X = check_X(X, owner=owner, dask=dask)
+    if is_dask_array(X):
+        return xp, *_check_dask_y(X, y, name=name, multi_output=multi_output)
     y = move_to(ensure_array(y, name="y"), like=X)
-    xp = get_namespace(X)
     if not multi_output and y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
             "A column-vector y was passed when a 1d array was expected. Please change the shape "
@@ -233,7 +251,23 @@ def check_X_y(
     return xp, X, y
 
 
-def check_classification_X_y(X: Any, y: Any, *, owner: Any) -> tuple[ModuleType, Array, Any, Any]:
+def _check_dask_y(X: Array, y: Any, *, name: str, multi_output: bool) -> tuple[Array, Array]:
+    """``X`` and ``y`` as Dask arrays with the same row chunks, ``y`` in X's dtype; its values
+    are checked in the caller's pass over the rows."""
+    allowed = (1, 2) if multi_output else (1,)
+    if y.ndim not in allowed or y.shape[0] != X.shape[0]:
+        msg = (
+            f"{name} needs y with ndim in {allowed} and {X.shape[0]} rows like X, received "
+            f"shape {tuple(y.shape)}"
+        )
+        raise ValueError(msg)
+    X, y = check_rows(X, y)
+    return X, y.astype(X.dtype)
+
+
+def check_classification_X_y(
+    X: Any, y: Any, *, owner: Any, dask: bool = False
+) -> tuple[ModuleType, Array, Any, Any]:
     """Namespace, ``X`` (n × d), the sorted class labels and each sample's class number.
 
     The labels may be numbers or strings, in any array library or a list; they are read on the
@@ -247,8 +281,8 @@ def check_classification_X_y(X: Any, y: Any, *, owner: Any) -> tuple[ModuleType,
     if y is None:
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
-    xp, X = check_X(X, owner=owner)
-    labels = to_numpy(y) if is_array_api_obj(y) else y
+    xp, X = check_X(X, owner=owner, dask=dask)
+    labels = to_numpy(y) if is_array_api_obj(y) else y  # a Dask y is computed: n labels
     labels = column_or_1d(labels, warn=True)
     if labels.dtype.kind == "f" and not bool(
         host_namespace().all(host_namespace().isfinite(labels))

@@ -22,6 +22,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
+from lrkl._dask import rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -61,6 +62,7 @@ class KernelExpansionRegressor(LRKLRegressor):
         """The kernel values between the rows of ``X`` and the centres."""
         return self.kernel_._evaluate(X, self.centres_, xp=xp)
 
+    @rowwise
     def predict(self, X: Array) -> Array:
         """Predict targets for the rows of ``X`` (same namespace and device as ``X``).
 
@@ -247,6 +249,7 @@ class LowRankRidge(LRKLRegressor):
         self.kernels_ = features.kernels_
         self.n_features_in_ = X.shape[1]
 
+    @rowwise
     def features(self, X: Array) -> Array:
         """The stacked low-rank features ``[g_1(x), …, g_p(x)]`` of new points.
 
@@ -262,6 +265,7 @@ class LowRankRidge(LRKLRegressor):
         _, X = check_predict_X(self, X, like="coef_", method="features")
         return self.features_.transform(X)
 
+    @rowwise
     def predict(self, X: Array) -> Array:
         """Predict targets for the rows of ``X`` (same namespace and device as ``X``).
 

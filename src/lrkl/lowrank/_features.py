@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLTransformer
+from lrkl._dask import rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -234,6 +235,7 @@ class LowRankFeatures(LRKLTransformer):
         m = int(self.n_landmarks)
         return nystrom(kernel, X, m, rank=r, landmarks=order[:m])
 
+    @rowwise
     def transform(self, X: Array) -> Array:
         """The stacked out-of-sample features ``[g_1(x), …, g_p(x)]`` of the rows of ``X``.
 

@@ -9,6 +9,7 @@ from typing import Any
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLRegressor
+from lrkl._dask import rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -239,6 +240,7 @@ class MklarenRegressor(LRKLRegressor):
         stacked = xp.concat(feats, axis=1)
         return xp.take(stacked, xp.asarray(inverse, dtype=xp.int64, device=stacked.device), axis=1)
 
+    @rowwise
     def predict(self, X: Array) -> Array:
         """Predict with the fitted model (eq. 22).
 

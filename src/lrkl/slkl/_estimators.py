@@ -30,6 +30,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
+from lrkl._dask import is_dask_array, take_rows
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -278,8 +279,12 @@ def _store_expansion(
     estimator.candidates_ = index_array(candidates, xp=xp, device=device)
     estimator.weights_ = weights
     estimator.support_ = index_array(support, xp=xp, device=device)
-    rows = index_array([candidates[j] for j in support], xp=xp, device=device)
-    estimator.centres_ = xp.take(X, rows, axis=0)
+    rows = [candidates[j] for j in support]
+    estimator.centres_ = (
+        take_rows(X, rows)
+        if is_dask_array(X)
+        else xp.take(X, index_array(rows, xp=xp, device=device), axis=0)
+    )
     estimator.dual_coef_ = dual
     estimator.intercept_ = intercept
     estimator.n_iter_ = max(r.n_iter for r in results)
@@ -433,8 +438,8 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
-        (result,), candidates, kernel, (nu,) = self._fit_targets(X, xp.reshape(y, (-1, 1)), xp=xp)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2, dask=True)
+        (result,), candidates, kernel, (nu,) = self._fit_targets(X, y[:, None], xp=xp)
         self._store(result, X, candidates, kernel, xp=xp)
         self.nu_ = nu
         return self
@@ -510,7 +515,7 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
         self
         """
         self._validate_params()
-        xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
         device = device_of(X)
         targets = self._sign_targets(codes, classes.shape[0])
         Y = from_host(targets, xp=xp, device=device, dtype=X.dtype)

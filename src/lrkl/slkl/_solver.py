@@ -58,6 +58,7 @@ from threadpoolctl import ThreadpoolController
 
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
+from lrkl._dask import check_rows, is_dask_array, row_sums, take_rows
 from lrkl._linalg import cho_factor, cho_solve, solve
 from lrkl.kernels import (
     COLUMNS,
@@ -389,34 +390,57 @@ def slkl_problems(
     itemsize = 4 if X.dtype == xp.float32 else 8
     if mode == "auto":
         mode = choose_mode(n, M, itemsize=itemsize, memory_budget=memory_budget)
-    device = device_of(X)
+    chunked = is_dask_array(X)
+    if chunked and mode != "gram":
+        msg = (
+            f"mode must be 'gram' (or 'auto' with M² entries within memory_budget) for a Dask X, "
+            f"received mode={mode!r} for M = {M}: the direct form makes a pass over the rows in "
+            "every iteration"
+        )
+        raise ValueError(msg)
     hxp = host_namespace()
-    idx = from_host(hxp.asarray(list(candidates), dtype=hxp.int64), xp=xp, device=device)
-    centres = xp.take(X, idx, axis=0)
+    if chunked:
+        X, Y = check_rows(X, Y)
+        centres = take_rows(X, candidates)
+        device = device_of(centres)
+    else:
+        device = device_of(X)
+        idx = from_host(hxp.asarray(list(candidates), dtype=hxp.int64), xp=xp, device=device)
+        centres = xp.take(X, idx, axis=0)
     k_diag = kernel._diag(centres, xp=xp)
     scale = 1.0 / xp.sqrt(k_diag)
     keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
-    b = xp.zeros((k, M), dtype=X.dtype, device=device)
-    diag_B = xp.zeros(M, dtype=X.dtype, device=device)
-    column_sum = xp.zeros(M, dtype=X.dtype, device=device)
-    B = xp.zeros((M, M), dtype=X.dtype, device=device) if mode == "gram" else None
     stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
-    for rows in row_slices(n, M, max_entries):
-        block = _column_block(kernel, X[rows, :], centres, scale, xp=xp)  # shape: (rows, M)
-        b += xp.matrix_transpose(Y[rows, :]) @ block
-        column_sum += xp.sum(block, axis=0)
-        if B is not None:
-            B += xp.matrix_transpose(block) @ block
-        else:
-            diag_B += xp.sum(block * block, axis=0)
-        if stored is not None:
-            stored[:, rows] = xp.matrix_transpose(block)
-    if B is not None:
-        diag_B = xp.linalg.diagonal(B)
-    b, diag_B, yy = _host(b), _host(diag_B), _host(xp.sum(Y * Y, axis=0))
+
+    def accumulate(X_rows: Array, Y_rows: Array) -> tuple[Array, ...]:
+        """``b = C_SᵀY``, the column sums, ``B`` (or its diagonal), ``Σ y²`` and ``Σ y`` over
+        these rows, one kernel block at a time (storing the columns if ``keep``)."""
+        b = xp.zeros((k, M), dtype=X.dtype, device=device)
+        column_sum = xp.zeros(M, dtype=X.dtype, device=device)
+        B = xp.zeros((M, M) if mode == "gram" else M, dtype=X.dtype, device=device)
+        for rows in row_slices(X_rows.shape[0], M, max_entries):
+            block = _column_block(kernel, X_rows[rows, :], centres, scale, xp=xp)  # (rows, M)
+            b += xp.matrix_transpose(Y_rows[rows, :]) @ block
+            column_sum += xp.sum(block, axis=0)
+            if mode == "gram":
+                B += xp.matrix_transpose(block) @ block
+            else:
+                B += xp.sum(block * block, axis=0)
+            if stored is not None:
+                stored[:, rows] = xp.matrix_transpose(block)
+        return b, column_sum, B, xp.sum(Y_rows * Y_rows, axis=0), xp.sum(Y_rows, axis=0)
+
+    sums = row_sums(accumulate, X, Y) if chunked else accumulate(X, Y)
+    if chunked and not all(bool(xp.all(xp.isfinite(s))) for s in sums):
+        msg = "X and y must contain only finite values, received NaN or infinity"
+        raise ValueError(msg)
+    b, column_sum, B, y_squares, y_sum = sums
+    diag_B = xp.linalg.diagonal(B) if mode == "gram" else B
+    B = B if mode == "gram" else None
+    b, diag_B, yy = _host(b), _host(diag_B), _host(y_squares)
     mean, y_mean = hxp.zeros(M, dtype=hxp.float64), hxp.zeros(k, dtype=hxp.float64)
     if fit_intercept:
-        mean, y_mean = _host(column_sum) / n, _host(xp.sum(Y, axis=0)) / n
+        mean, y_mean = _host(column_sum) / n, _host(y_sum) / n
         b = b - n * (y_mean[:, None] * mean[None, :])
         diag_B, yy = diag_B - n * mean * mean, yy - n * y_mean**2
     common = dict(n=n, M=M, diag_B=diag_B, k_diag=_host(k_diag), mean=mean)

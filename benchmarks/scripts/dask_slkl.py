@@ -1,0 +1,110 @@
+"""SLKL's Gram-form fit on Dask: data generated chunk by chunk on the workers, one graph for
+the pass over the rows, the M × M solve in the client.
+
+    python benchmarks/scripts/dask_slkl.py --n 10000000 --workers 1 2
+    python benchmarks/scripts/dask_slkl.py --n 2000000 --numpy    # the single-process run
+
+Prints, per run: fit seconds, the time of the pass (the Gram graph), the scheduler overhead
+(the pass's wall time minus its tasks' compute time per worker), the peak resident memory of
+the client process and of each worker.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import numpy as np
+
+from lrkl import SLKLRegressor
+from lrkl.kernels import Gaussian
+
+
+def _peak_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def _model(args):
+    return SLKLRegressor(
+        n_columns=args.M, kernel=Gaussian(gamma=1.0 / args.d), random_state=0, nu=args.nu
+    )
+
+
+def dask_run(args, workers: int) -> None:
+    import dask.array as da
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        rs = da.random.RandomState(0)
+        X = rs.standard_normal((args.n, args.d), chunks=(args.chunk, args.d))
+        y = da.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rs.standard_normal(args.n, chunks=args.chunk)
+        start = time.perf_counter()
+        with distributed.get_task_stream(client) as stream:
+            model = _model(args).fit(X, y)
+        seconds = time.perf_counter() - start
+        tasks = stream.data
+        busy = sum(
+            s["stop"] - s["start"]
+            for t in tasks
+            for s in t["startstops"]
+            if s["action"] == "compute"
+        )
+        first = min(s["start"] for t in tasks for s in t["startstops"])
+        last = max(s["stop"] for t in tasks for s in t["startstops"])
+        span = last - first
+        overhead = span - busy / workers
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+        print(
+            f"dask n {args.n} M {args.M} workers {workers} chunks {args.chunk}: "
+            f"fit {seconds:.1f}s, graphs {span:.1f}s for {len(tasks)} tasks, "
+            f"scheduler overhead {overhead:.2f}s "
+            f"({100 * overhead / span:.1f} %), m0 {model.support_.shape[0]}, client peak "
+            f"{_peak_gib():.2f} GiB, worker peaks "
+            + ", ".join(f"{v:.2f}" for v in peaks.values())
+            + " GiB",
+            flush=True,
+        )
+
+
+def numpy_run(args) -> None:
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((args.n, args.d))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(args.n)
+    start = time.perf_counter()
+    model = _model(args).fit(X, y)
+    print(
+        f"numpy n {args.n} M {args.M}: fit {time.perf_counter() - start:.1f}s, m0 "
+        f"{model.support_.shape[0]}, peak {_peak_gib():.2f} GiB",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=10_000_000)
+    parser.add_argument("--d", type=int, default=10)
+    parser.add_argument("--M", type=int, default=256)
+    parser.add_argument("--nu", type=float, default=None)
+    parser.add_argument("--chunk", type=int, default=100_000)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--numpy", action="store_true", help="the in-memory run instead")
+    args = parser.parse_args()
+    if args.numpy:
+        numpy_run(args)
+        return
+    for workers in args.workers:
+        dask_run(args, workers)
+
+
+if __name__ == "__main__":
+    main()

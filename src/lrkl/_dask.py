@@ -1,0 +1,122 @@
+"""Row-chunked Dask arrays: passes over the rows as one Dask graph, everything else local.
+
+Every lrkl algorithm is passes over the n rows around small solves. With a ``dask.array`` input
+(chunked along the rows, NumPy chunks) those passes run as Dask graphs on whatever scheduler the
+user has set up (a ``dask.distributed`` cluster, threads), one graph per pass, and the small
+results come back to the process that called ``fit``:
+
+- :func:`row_sums`: a per-chunk function summed over the row chunks in a tree (the Gram pass of
+  SLKL: ``B``, ``b``, ``yᵀy``, column sums);
+- :func:`rowwise`: ``predict``, ``decision_function`` and ``transform`` map over the row chunks
+  and return a lazy Dask array (no gather);
+- :func:`take_rows`: a few rows (SLKL's candidates) brought to the client.
+
+Dask is imported only when a Dask array is passed: it is an optional dependency
+(``pip install lrkl[dask]``). Estimators whose algorithm needs random access to single rows
+refuse Dask input with a clear error (:func:`refuse`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat
+
+Array = Any
+
+#: The estimators whose ``fit`` accepts a row-chunked Dask array.
+DASK_FIT = ("SLKLRegressor", "SLKLClassifier")
+
+
+def is_dask_array(x: Any) -> bool:
+    """Whether ``x`` is a ``dask.array.Array`` (without importing Dask)."""
+    return type(x).__module__.startswith("dask.") and hasattr(x, "chunks")
+
+
+def refuse(X: Any, *, owner: str) -> None:
+    """Raise a :class:`TypeError` naming ``owner`` if ``X`` is a Dask array its ``fit`` cannot
+    take."""
+    if is_dask_array(X):
+        msg = (
+            f"{owner}.fit does not accept Dask arrays: it needs X in memory (an n × n kernel "
+            "matrix, or rows picked one at a time). Dask input is fitted by "
+            f"{' and '.join(DASK_FIT)} (Gram form); predict, decision_function and transform of "
+            "every estimator accept it. Call X.compute() to fit in memory."
+        )
+        raise TypeError(msg)
+
+
+def check_rows(X: Array, y: Any = None) -> tuple[Array, Any]:
+    """``X`` chunked along the rows only, and ``y`` as a Dask array with the same row chunks
+    (a NumPy ``y`` is wrapped without a copy)."""
+    import dask.array as da
+
+    meta = X._meta
+    if not array_api_compat.is_numpy_array(meta) and not array_api_compat.is_cupy_array(meta):
+        msg = f"X must be a Dask array of NumPy or CuPy chunks, received chunks of {type(meta)}"
+        raise TypeError(msg)
+    if X.ndim == 2 and len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})  # a row chunk must hold whole rows
+    if y is not None:
+        y = y if is_dask_array(y) else da.from_array(y, chunks=(X.chunks[0], *y.shape[1:]))
+        y = y.rechunk((X.chunks[0], *y.shape[1:]))
+    return X, y
+
+
+def chunk_namespace(X: Array) -> Any:
+    """The array namespace of ``X``'s chunks (NumPy or CuPy), in which the small solves run."""
+    return array_api_compat.array_namespace(X._meta)
+
+
+def take_rows(X: Array, rows: Any) -> Array:
+    """The rows ``rows`` of the Dask array ``X`` as one in-memory array (one small graph)."""
+    return X[list(rows)].compute()
+
+
+def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
+    """``Σ_chunks fn(*chunks)`` over aligned row chunks of ``arrays``: one graph, summed in a
+    tree (each worker adds pairs of partial results), computed once.
+
+    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes.
+    """
+    import dask
+
+    blocks = [a.to_delayed().ravel() for a in arrays]
+    parts = [dask.delayed(fn)(*chunk) for chunk in zip(*blocks, strict=True)]
+    while len(parts) > 1:
+        pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
+        parts = [dask.delayed(_add)(*pair) if len(pair) == 2 else pair[0] for pair in pairs]
+    (total,) = dask.compute(parts[0])
+    return total
+
+
+def _add(a: tuple[Array, ...], b: tuple[Array, ...]) -> tuple[Array, ...]:
+    return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def rowwise(method: Callable[..., Array]) -> Callable[..., Array]:
+    """Decorate ``predict``/``decision_function``/``transform``: a Dask ``X`` maps the method
+    over its row chunks and returns a lazy Dask array with the same row chunks."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        if not is_dask_array(X):
+            return method(self, X, *args, **kwargs)
+        X, _ = check_rows(X)
+        probe = method(self, X[:1].compute(), *args, **kwargs)  # output shape and dtype
+        tail = tuple(probe.shape[1:])
+
+        def block(chunk: Array) -> Array:
+            return method(self, chunk, *args, **kwargs)
+
+        return X.map_blocks(
+            block,
+            dtype=probe.dtype,
+            chunks=(X.chunks[0], *((d,) for d in tail)),
+            drop_axis=None if tail else 1,
+            meta=probe[:0],
+        )
+
+    return wrapper

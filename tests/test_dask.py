@@ -1,0 +1,174 @@
+"""Row-chunked Dask input on a local ``dask.distributed`` cluster (two worker processes,
+loopback only): each Dask path against the in-memory NumPy run, refusals, and a worker killed in
+the middle of a pass."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+import pytest
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from lrkl import (  # noqa: E402
+    KernelRidge,
+    LowRankMKLClassifier,
+    LowRankRidge,
+    MklarenRegressor,
+    SLKLClassifier,
+    SLKLRegressor,
+)
+from lrkl.kernels import Gaussian, Precomputed  # noqa: E402
+from lrkl.lowrank import LowRankFeatures  # noqa: E402
+
+CHUNK = 170  # rows per chunk: 600 rows make 4 chunks, the last one short
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            death_timeout=60,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def data(rng):
+    X = rng.standard_normal((600, 4))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(600) + 2.0
+    return X, y, da.from_array(X, chunks=(CHUNK, 2)), da.from_array(y, chunks=CHUNK)
+
+
+def test_slkl_regressor_on_dask_equals_numpy(client, data):
+    X, y, Xd, yd = data
+    ref = SLKLRegressor(n_columns=150, random_state=0).fit(X, y)
+    model = SLKLRegressor(n_columns=150, random_state=0).fit(Xd, yd)
+    assert model.mode_ == "gram"
+    assert isinstance(model.centres_, np.ndarray)
+    np.testing.assert_array_equal(model.support_, ref.support_)
+    np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-10)
+    predicted = model.predict(Xd)
+    assert isinstance(predicted, da.Array)  # lazy: no gather
+    assert predicted.chunks == (Xd.chunks[0],)
+    np.testing.assert_allclose(predicted.compute(), ref.predict(X), rtol=1e-10, atol=1e-10)
+
+
+def test_slkl_classifier_on_dask_equals_numpy(client, data):
+    X, y, Xd, _ = data
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, [1.6, 2.4])]
+    ref = SLKLClassifier(n_columns=120, random_state=1).fit(X, labels)
+    model = SLKLClassifier(n_columns=120, random_state=1).fit(
+        Xd, da.from_array(labels, chunks=CHUNK)
+    )
+    np.testing.assert_array_equal(model.classes_, ref.classes_)
+    scores = model.decision_function(Xd)
+    assert scores.chunks == (Xd.chunks[0], (3,))
+    np.testing.assert_allclose(scores.compute(), ref.decision_function(X), atol=1e-10)
+    np.testing.assert_array_equal(model.predict(Xd).compute(), ref.predict(X))
+
+
+@pytest.mark.parametrize(
+    ("make", "method"),
+    [
+        (lambda: KernelRidge(Gaussian(gamma=0.3)), "predict"),
+        (lambda: LowRankRidge(rank=20), "predict"),
+        (lambda: MklarenRegressor(n_components=10), "predict"),
+        (lambda: LowRankFeatures(rank=15), "transform"),
+        (lambda: LowRankMKLClassifier(rank=10, n_landmarks=30, random_state=0), "predict"),
+        (
+            lambda: LowRankMKLClassifier(rank=10, n_landmarks=30, random_state=0),
+            "decision_function",
+        ),
+    ],
+)
+def test_prediction_maps_over_the_row_chunks(client, data, make, method):
+    X, y, Xd, _ = data
+    target = y > 2.0 if "MKL" in repr(make()) else y
+    model = make().fit(X[:200], target[:200])
+    out = getattr(model, method)(Xd)
+    assert isinstance(out, da.Array)
+    assert out.chunks[0] == Xd.chunks[0]
+    expected = getattr(model, method)(X)
+    if expected.dtype.kind == "f":
+        np.testing.assert_allclose(out.compute(), expected, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(out.compute(), expected)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KernelRidge(),
+        lambda: LowRankRidge(rank=5),
+        lambda: MklarenRegressor(n_components=5),
+        lambda: LowRankFeatures(rank=5),
+        lambda: LowRankMKLClassifier(rank=5, n_landmarks=10),
+    ],
+)
+def test_fit_refuses_dask_where_the_algorithm_needs_x_in_memory(data, make):
+    _, y, Xd, yd = data
+    model = make()
+    target = da.from_array(y > 2.0, chunks=CHUNK) if "MKL" in repr(model) else yd
+    with pytest.raises(TypeError, match=rf"{type(model).__name__}\.fit does not accept Dask"):
+        model.fit(Xd, target)
+    assert not hasattr(model, "n_features_in_")  # refused before anything is recorded
+
+
+def test_slkl_direct_form_is_refused_for_dask(data):
+    _, _, Xd, yd = data
+    model = SLKLRegressor(n_columns=50, mode="direct")
+    with pytest.raises(ValueError, match=r"mode must be 'gram'.*received mode='direct'"):
+        model.fit(Xd, yd)
+    assert not hasattr(model, "dual_coef_")
+
+
+def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data):
+    X, y, _, _ = data
+    X = X.copy()
+    X[450, 2] = np.nan  # in the third chunk
+    model = SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0)
+    with pytest.raises(ValueError, match="must contain only finite values"):
+        model.fit(da.from_array(X, chunks=CHUNK), da.from_array(y, chunks=CHUNK))
+    assert not hasattr(model, "dual_coef_")
+
+
+def _gaussian_that_kills_its_worker_once(X, Z, *, marker):
+    """A Gaussian kernel whose first evaluation inside a Dask worker ends that worker's
+    process (``marker`` records that it happened)."""
+    try:
+        distributed.get_worker()
+        in_worker = True
+    except ValueError:
+        in_worker = False
+    if in_worker and not os.path.exists(marker):
+        with open(marker, "w") as f:
+            f.write(str(os.getpid()))
+        os._exit(1)
+    sq = (X * X).sum(1)[:, None] + (Z * Z).sum(1)[None, :] - 2 * X @ Z.T
+    return np.exp(-0.3 * np.maximum(sq, 0.0))
+
+
+def test_a_worker_killed_in_the_middle_of_a_pass_is_retried(client, data, tmp_path):
+    X, y, Xd, yd = data
+    marker = str(tmp_path / "killed")
+    kernel = Precomputed(
+        function=functools.partial(_gaussian_that_kills_its_worker_once, marker=marker),
+        diagonal=lambda A: np.ones(A.shape[0]),
+    )
+    model = SLKLRegressor(n_columns=80, kernel=kernel, random_state=0).fit(Xd, yd)
+    assert os.path.exists(marker)  # a worker did die in the pass
+    ref = SLKLRegressor(n_columns=80, kernel=Gaussian(gamma=0.3), random_state=0).fit(X, y)
+    np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
+    client.wait_for_workers(2, timeout=60)
