@@ -107,13 +107,48 @@ def test_prediction_maps_over_the_row_chunks(client, data, make, method):
         np.testing.assert_array_equal(out.compute(), expected)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_nystrom_lowrank_ridge_on_dask_equals_numpy(client, data, fit_intercept):
+    X, y, Xd, _ = data
+    Y = np.stack([y, y**2], axis=1)  # two targets
+    Yd = da.from_array(Y, chunks=(CHUNK, 2))
+    kernels = [Gaussian(gamma=0.2), Gaussian(gamma=1.0)]
+    params = dict(rank=25, method="nystrom", alpha=0.1, random_state=0)
+    ref = LowRankRidge(kernels, fit_intercept=fit_intercept, **params).fit(X, Y)
+    model = LowRankRidge(kernels, fit_intercept=fit_intercept, **params).fit(Xd, Yd)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
+
+
+def test_nystrom_features_on_dask_are_lazy_and_equal_numpy(client, data):
+    X, _, Xd, _ = data
+    params = dict(kernels=[Gaussian(gamma=0.5)], rank=20, method="nystrom", n_landmarks=40)
+    ref = LowRankFeatures(**params, random_state=3).fit(X)
+    features = LowRankFeatures(**params, random_state=3)
+    G = features.fit_transform(Xd)
+    assert isinstance(G, da.Array)
+    assert features.factors_[0].pivots == ref.factors_[0].pivots
+    np.testing.assert_allclose(G.compute(), ref.factors_[0].G, atol=1e-10)
+    residual = features.factors_[0].residual.compute()
+    np.testing.assert_allclose(residual, ref.factors_[0].residual, atol=1e-10)
+    np.testing.assert_allclose(features.transform(Xd).compute(), ref.transform(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("make", [lambda: LowRankRidge(rank=5), lambda: LowRankFeatures(rank=5)])
+def test_icd_and_csi_refuse_dask(data, make):
+    _, _, Xd, yd = data
+    model = make()
+    with pytest.raises(ValueError, match=r"method must be 'nystrom' for a Dask X.*'icd'"):
+        model.fit(Xd, yd)
+    assert not hasattr(model, "coef_") and not hasattr(model, "factors_")
+
+
 @pytest.mark.parametrize(
     "make",
     [
         lambda: KernelRidge(),
-        lambda: LowRankRidge(rank=5),
         lambda: MklarenRegressor(n_components=5),
-        lambda: LowRankFeatures(rank=5),
         lambda: LowRankMKLClassifier(rank=5, n_landmarks=10),
     ],
 )
@@ -134,14 +169,21 @@ def test_slkl_direct_form_is_refused_for_dask(data):
     assert not hasattr(model, "dual_coef_")
 
 
-def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data):
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0),
+        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0),
+    ],
+)
+def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data, make):
     X, y, _, _ = data
     X = X.copy()
     X[450, 2] = np.nan  # in the third chunk
-    model = SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0)
+    model = make()
     with pytest.raises(ValueError, match="must contain only finite values"):
         model.fit(da.from_array(X, chunks=CHUNK), da.from_array(y, chunks=CHUNK))
-    assert not hasattr(model, "dual_coef_")
+    assert not hasattr(model, "dual_coef_") and not hasattr(model, "coef_")
 
 
 def _gaussian_that_kills_its_worker_once(X, Z, *, marker):

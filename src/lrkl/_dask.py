@@ -9,7 +9,9 @@ results come back to the process that called ``fit``:
   SLKL: ``B``, ``b``, ``yᵀy``, column sums);
 - :func:`rowwise`: ``predict``, ``decision_function`` and ``transform`` map over the row chunks
   and return a lazy Dask array (no gather);
-- :func:`take_rows`: a few rows (SLKL's candidates) brought to the client.
+- :func:`take_rows`: a few rows (SLKL's candidates, Nyström's landmarks) brought to the client;
+- :func:`map_rows`: a lazy row-chunked result such as the training features of a Nyström
+  factor.
 
 Dask is imported only when a Dask array is passed: it is an optional dependency
 (``pip install lrkl[dask]``). Estimators whose algorithm needs random access to single rows
@@ -75,11 +77,20 @@ def take_rows(X: Array, rows: Any) -> Array:
     return X[list(rows)].compute()
 
 
+def dask_compute(*arrays: Array) -> tuple[Array, ...]:
+    """Compute several Dask arrays in one graph (``dask.compute``)."""
+    import dask
+
+    return dask.compute(*arrays)
+
+
 def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
     """``Σ_chunks fn(*chunks)`` over aligned row chunks of ``arrays``: one graph, summed in a
     tree (each worker adds pairs of partial results), computed once.
 
-    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes.
+    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes. A non-finite
+    sum raises a :class:`ValueError`: Dask input is checked for NaN and infinity by the pass
+    itself, not by a pass of its own.
     """
     import dask
 
@@ -89,11 +100,28 @@ def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Arra
         pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
         parts = [dask.delayed(_add)(*pair) if len(pair) == 2 else pair[0] for pair in pairs]
     (total,) = dask.compute(parts[0])
+    xp = array_api_compat.array_namespace(*total)
+    if not all(bool(xp.all(xp.isfinite(part))) for part in total):
+        # the data were not validated before the pass: its sums tell
+        msg = "X and y must contain only finite values, received NaN or infinity"
+        raise ValueError(msg)
     return total
 
 
 def _add(a: tuple[Array, ...], b: tuple[Array, ...]) -> tuple[Array, ...]:
     return tuple(x + y for x, y in zip(a, b, strict=True))
+
+
+def map_rows(fn: Callable[[Array], Array], X: Array, tail: tuple[int, ...], dtype: Any) -> Array:
+    """``fn`` applied to every row chunk of the Dask array ``X`` (n × d), lazily: a Dask array
+    of shape ``(n, *tail)`` with X's row chunks."""
+    return X.map_blocks(
+        fn,
+        dtype=dtype,
+        chunks=(X.chunks[0], *((size,) for size in tail)),
+        drop_axis=None if tail else 1,
+        meta=X._meta.reshape((0,) * (1 + len(tail))).astype(dtype),
+    )
 
 
 def rowwise(method: Callable[..., Array]) -> Callable[..., Array]:
@@ -106,17 +134,8 @@ def rowwise(method: Callable[..., Array]) -> Callable[..., Array]:
             return method(self, X, *args, **kwargs)
         X, _ = check_rows(X)
         probe = method(self, X[:1].compute(), *args, **kwargs)  # output shape and dtype
-        tail = tuple(probe.shape[1:])
-
-        def block(chunk: Array) -> Array:
-            return method(self, chunk, *args, **kwargs)
-
-        return X.map_blocks(
-            block,
-            dtype=probe.dtype,
-            chunks=(X.chunks[0], *((d,) for d in tail)),
-            drop_axis=None if tail else 1,
-            meta=probe[:0],
+        return map_rows(
+            lambda chunk: method(self, chunk, *args, **kwargs), X, probe.shape[1:], probe.dtype
         )
 
     return wrapper

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
-from lrkl._dask import rowwise
+from lrkl._dask import is_dask_array, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -204,7 +204,10 @@ class LowRankRidge(LRKLRegressor):
         self : LowRankRidge
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
+        if is_dask_array(X) and sample_weight is not None:
+            msg = f"{type(self).__name__} takes no sample_weight with a Dask X"
+            raise ValueError(msg)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         features = self._feature_map()
         problem = primal_problem(

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import device_of
 from lrkl._checks import check_option
+from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import cho_factor, cho_solve, eigh
 
 __all__ = [
@@ -190,6 +191,8 @@ def primal_problem(
     With sample weights ``w`` the loss is ``Σ_i w_i (y_i − z_iᵀw − b)²``: the means are
     weighted means and the statistics ``Z_cᵀ W Z_c``, ``Z_cᵀ W y_c`` (scikit-learn's ``Ridge``).
     """
+    if is_dask_array(Z):
+        return _chunked_primal_problem(Z, y, fit_intercept=fit_intercept, xp=xp)
     w = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
     if fit_intercept:
         if w is None:
@@ -205,6 +208,36 @@ def primal_problem(
         Zt = Zt * sample_weight[None, :]
     # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
     return PrimalProblem(Zt @ Z, Zt @ y, feature_mean, xp.asarray(target_mean, device=device_of(Z)))
+
+
+def _chunked_primal_problem(
+    Z: Array, y: Array, /, *, fit_intercept: bool, xp: ModuleType
+) -> PrimalProblem:
+    """:func:`primal_problem` of a row-chunked Dask ``Z``: one graph for every statistic.
+
+    The sums are taken about a shift ``s`` (the first chunk's means), so that centring by
+    ``Z_cᵀZ_c = Σ (z − s)(z − s)ᵀ − n (z̄ − s)(z̄ − s)ᵀ`` cancels no leading digits.
+    """
+    n = Z.shape[0]
+    Z, y = check_rows(Z, y)
+    if fit_intercept:
+        shift_z, shift_y = (xp.mean(a, axis=0) for a in dask_compute(Z.blocks[0], y.blocks[0]))
+    else:
+        shift_z = xp.zeros(Z.shape[1], dtype=Z.dtype)
+        shift_y = xp.zeros(y.shape[1:], dtype=Z.dtype)
+
+    def statistics(Z_rows: Array, y_rows: Array) -> tuple[Array, ...]:
+        Z_rows, y_rows = Z_rows - shift_z, y_rows - shift_y
+        Zt = xp.matrix_transpose(Z_rows)
+        return Zt @ Z_rows, Zt @ y_rows, xp.sum(Z_rows, axis=0), xp.sum(y_rows, axis=0)
+
+    gram, rhs, z_sum, y_sum = row_sums(statistics, Z, y)
+    if not fit_intercept:
+        return PrimalProblem(gram, rhs, shift_z, xp.asarray(shift_y))
+    dz, dy = z_sum / n, y_sum / n  # z̄ − s, ȳ − s_y
+    gram = gram - n * (dz[:, None] * dz[None, :])
+    rhs = rhs - n * (dz[:, None] * dy[None, :] if rhs.ndim == 2 else dz * dy)
+    return PrimalProblem(gram, rhs, shift_z + dz, xp.asarray(shift_y + dy))
 
 
 def solve_primal(

@@ -22,7 +22,8 @@ class LowRankFactor(NamedTuple):
     Attributes
     ----------
     G : array, shape (n, r)
-        The factor (features of the training points).
+        The factor (features of the training points); for a Nyström factor of a Dask ``X``, a
+        lazy Dask array over X's row chunks (as is ``residual``).
     pivots : tuple of int
         The ``m`` training rows the approximation is built on: ICD and CSI pivots in the order
         they were chosen (``m = r``), or the Nyström landmarks (``m ≥ r``).
@@ -62,8 +63,8 @@ class LowRankFactor(NamedTuple):
         ICD and CSI: ``g(z) = L^{−1} k(S, z)`` by a triangular solve; Nyström:
         ``g(z) = projectionᵀ k(S, z)``. Costs ``O(m r (dim + r))``.
         """
-        xp = get_namespace(Z, self.G)
-        Z = check_array(Z, name="Z", xp=xp, dtype=self.G.dtype)
+        xp = get_namespace(Z, self.landmarks)  # G may be a lazy Dask array (Nyström)
+        Z = check_array(Z, name="Z", xp=xp, dtype=self.landmarks.dtype)
         if Z.shape[1] != self.landmarks.shape[1]:
             msg = (
                 f"Z must have {self.landmarks.shape[1]} features like the training data, "
@@ -72,7 +73,7 @@ class LowRankFactor(NamedTuple):
             raise ValueError(msg)
         if self.L is not None:
             return cholesky_features(self.kernel, self.landmarks, self.L, Z, xp=xp)
-        block = _as_dtype(self.kernel._evaluate(Z, self.landmarks, xp=xp), self.G.dtype, xp=xp)
+        block = _as_dtype(self.kernel._evaluate(Z, self.landmarks, xp=xp), Z.dtype, xp=xp)
         return block @ self.projection
 
 

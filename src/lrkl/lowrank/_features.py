@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLTransformer
-from lrkl._dask import rowwise
+from lrkl._dask import is_dask_array, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -179,14 +179,25 @@ class LowRankFeatures(LRKLTransformer):
         array of shape ``(n_samples, n_components_)``
         """
         xp = self._fit(X, y)
-        return xp.concat([f.G for f in self.factors_], axis=1)
+        factors = [f.G for f in self.factors_]
+        if is_dask_array(factors[0]):
+            import dask.array as da
+
+            return da.concatenate(factors, axis=1)
+        return xp.concat(factors, axis=1)
 
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()
+        if is_dask_array(X) and self.method != "nystrom":
+            msg = (
+                f"method must be 'nystrom' for a Dask X (ICD and CSI choose their pivots one "
+                f"row at a time), received method={self.method!r}"
+            )
+            raise ValueError(msg)
         if self.method == "csi":
             xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         else:
-            xp, X = check_X(X, owner=self)
+            xp, X = check_X(X, owner=self, dask=True)
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
@@ -249,5 +260,5 @@ class LowRankFeatures(LRKLTransformer):
             On the training rows, the stacked factors (up to round-off).
         """
         check_is_fitted(self)
-        xp, X = check_predict_X(self, X, like=self.factors_[0].G, method="transform")
+        xp, X = check_predict_X(self, X, like=self.factors_[0].landmarks, method="transform")
         return xp.concat([f.transform(X) for f in self.factors_], axis=1)

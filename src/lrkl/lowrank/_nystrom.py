@@ -9,6 +9,7 @@ from typing import Any
 from sklearn.utils import check_random_state
 
 from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
 from lrkl._linalg import eigh
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
@@ -85,8 +86,12 @@ def nystrom(
     >>> f.G.shape, f.projection.shape, len(f.pivots)
     ((10, 2), (4, 2), 4)
     """
-    xp = get_namespace(X)
-    X = check_array(X, name="X", xp=xp)
+    if is_dask_array(X):  # validated in the pass that uses it; the solves run on the chunks
+        X, _ = check_rows(X)
+        xp = chunk_namespace(X)
+    else:
+        xp = get_namespace(X)
+        X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
     n = X.shape[0]
     m = _check_rank(n_landmarks, n, "n_landmarks")
@@ -119,11 +124,15 @@ def _check_landmarks(landmarks: Sequence[int], n: int, m: int) -> list[int]:
 def _nystrom(
     kernel: Kernel, X: Array, chosen: list[int], rank: int | None, *, xp: ModuleType
 ) -> LowRankFactor:
-    dev = device_of(X)
-    idx = _index(chosen, xp=xp, device=dev)
-    S = xp.take(X, idx, axis=0)
-    C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
-    W = xp.take(C, idx, axis=0)
+    chunked = is_dask_array(X)
+    if chunked:  # the landmarks come to the client; C stays a lazy product over the row chunks
+        S = take_rows(X, chosen)
+        W = _as_dtype(kernel._evaluate(S, S, xp=xp), X.dtype, xp=xp)
+    else:
+        idx = _index(chosen, xp=xp, device=device_of(X))
+        S = xp.take(X, idx, axis=0)
+        C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
+        W = xp.take(C, idx, axis=0)
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
@@ -137,8 +146,20 @@ def _nystrom(
         keep = s_top > cutoff
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
-    G = C @ projection
-    residual = _diagonal(kernel, X, xp=xp) - xp.sum(G * G, axis=1)
+
+    def features(rows: Array) -> Array:
+        return _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
+
+    def residual_of(rows: Array) -> Array:
+        G_rows = features(rows)
+        return _diagonal(kernel, rows, xp=xp) - xp.sum(G_rows * G_rows, axis=1)
+
+    if chunked:
+        G = map_rows(features, X, (projection.shape[1],), X.dtype)
+        residual = map_rows(residual_of, X, (), X.dtype)
+    else:
+        G = C @ projection
+        residual = _diagonal(kernel, X, xp=xp) - xp.sum(G * G, axis=1)
     return LowRankFactor(
         G=G,
         pivots=tuple(chosen),
