@@ -121,6 +121,49 @@ def test_nystrom_lowrank_ridge_on_dask_equals_numpy(client, data, fit_intercept)
     np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
 
 
+@pytest.mark.parametrize("bias", ["unpenalized", None])
+def test_cg_kernel_ridge_on_dask_equals_numpy_one_graph_per_iteration(
+    client, data, monkeypatch, bias
+):
+    from lrkl.kernel_ridge import _regularization
+
+    X, y, Xd, _ = data
+    Y = np.stack([y, np.cos(X[:, 1])], axis=1)
+    # CGLS amplifies rounding: a few iterations, so that the sums' order does not matter
+    params = dict(kernel=Gaussian(gamma=0.3), method="cg", max_iter=5, bias=bias)
+    ref = KernelRidge(**params).fit(X, Y)
+    graphs = []
+    compute = _regularization.dask_compute
+    monkeypatch.setattr(_regularization, "dask_compute", lambda *a: graphs.append(1) or compute(*a))
+    model = KernelRidge(**params).fit(Xd, da.from_array(Y, chunks=(CHUNK, 2)))
+    assert len(graphs) == 2 * (1 + 5)  # per target: K̃ᵀy, then one graph per iteration
+    assert isinstance(model.centres_, np.ndarray)
+    np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-10)
+    np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-10)
+
+
+def test_cg_on_dask_is_cgls_with_the_products_in_row_chunks(client, data):
+    import array_api_compat.numpy as xp
+
+    from lrkl.kernel_ridge._regularization import KernelOperator, kernel_operator, solve_cgls
+
+    X, y, Xd, _ = data
+    kernel = Gaussian(gamma=0.3)
+    ref = solve_cgls(KernelOperator(kernel=kernel, X=X, max_entries=CHUNK * 600, xp=xp), y, 30)
+    path = solve_cgls(kernel_operator(Xd, kernel, store=False, xp=xp), y, 30)
+    np.testing.assert_allclose(path.coef, ref.coef, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(path.intercept, ref.intercept, rtol=1e-10, atol=1e-12)
+
+
+def test_cg_on_dask_refuses_stored_columns_and_weights(data):
+    _, y, Xd, yd = data
+    with pytest.raises(ValueError, match=r"columns must be 'auto' or 'on_the_fly'"):
+        KernelRidge(method="cg", columns="precomputed").fit(Xd, yd)
+    with pytest.raises(ValueError, match=r"sample_weight"):
+        KernelRidge(method="cg").fit(Xd, yd, sample_weight=np.ones_like(y))
+
+
 def test_nystrom_features_on_dask_are_lazy_and_equal_numpy(client, data):
     X, _, Xd, _ = data
     params = dict(kernels=[Gaussian(gamma=0.5)], rank=20, method="nystrom", n_landmarks=40)

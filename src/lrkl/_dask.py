@@ -29,7 +29,12 @@ import array_api_compat
 Array = Any
 
 #: The estimators whose ``fit`` accepts a row-chunked Dask array.
-DASK_FIT = ("SLKLRegressor", "SLKLClassifier")
+DASK_FIT = (
+    "SLKLRegressor",
+    "SLKLClassifier",
+    "LowRankRidge and LowRankFeatures (method='nystrom')",
+    "KernelRidge (method='cg')",
+)
 
 
 def is_dask_array(x: Any) -> bool:
@@ -44,8 +49,8 @@ def refuse(X: Any, *, owner: str) -> None:
         msg = (
             f"{owner}.fit does not accept Dask arrays: it needs X in memory (an n × n kernel "
             "matrix, or rows picked one at a time). Dask input is fitted by "
-            f"{' and '.join(DASK_FIT)} (Gram form); predict, decision_function and transform of "
-            "every estimator accept it. Call X.compute() to fit in memory."
+            f"{', '.join(DASK_FIT)}; predict, decision_function and transform of every "
+            "estimator accept it. Call X.compute() to fit in memory."
         )
         raise TypeError(msg)
 
@@ -92,14 +97,9 @@ def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Arra
     sum raises a :class:`ValueError`: Dask input is checked for NaN and infinity by the pass
     itself, not by a pass of its own.
     """
-    import dask
-
     blocks = [a.to_delayed().ravel() for a in arrays]
-    parts = [dask.delayed(fn)(*chunk) for chunk in zip(*blocks, strict=True)]
-    while len(parts) > 1:
-        pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
-        parts = [dask.delayed(_add)(*pair) if len(pair) == 2 else pair[0] for pair in pairs]
-    (total,) = dask.compute(parts[0])
+    parts = [delayed_call(fn, *chunk) for chunk in zip(*blocks, strict=True)]
+    (total,) = dask_compute(tree_sum(parts))
     xp = array_api_compat.array_namespace(*total)
     if not all(bool(xp.all(xp.isfinite(part))) for part in total):
         # the data were not validated before the pass: its sums tell
@@ -108,8 +108,26 @@ def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Arra
     return total
 
 
-def _add(a: tuple[Array, ...], b: tuple[Array, ...]) -> tuple[Array, ...]:
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+def delayed_call(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` as one task of a Dask graph (``dask.delayed``)."""
+    import dask
+
+    return dask.delayed(fn)(*args)
+
+
+def tree_sum(parts: list[Any]) -> Any:
+    """The sum of delayed ``parts`` (arrays, or tuples of arrays added entry by entry), added
+    in pairs: a tree of depth log₂(len(parts)) in the graph."""
+    while len(parts) > 1:
+        pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
+        parts = [delayed_call(_add, *pair) if len(pair) == 2 else pair[0] for pair in pairs]
+    return parts[0]
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, tuple):
+        return tuple(x + y for x, y in zip(a, b, strict=True))
+    return a + b
 
 
 def map_rows(fn: Callable[[Array], Array], X: Array, tail: tuple[int, ...], dtype: Any) -> Array:

@@ -19,6 +19,7 @@ from typing import Any
 from sklearn.model_selection import KFold, check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
+from lrkl._dask import dask_compute, is_dask_array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -71,7 +72,7 @@ _ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns
 def _operator(X: Array, kernel: Kernel, columns: str, memory_budget: int, *, xp: Any) -> Any:
     """CGLS's products with ``K``: from ``K`` precomputed (one evaluation, then two GEMVs per
     iteration) or from its blocks computed again in every product (memory of one block)."""
-    store = precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
+    store = not is_dask_array(X) and precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
     return kernel_operator(X, kernel, store=store, xp=xp)
 
 
@@ -276,7 +277,19 @@ class KernelRidge(KernelExpansionRegressor):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        xp, X, y = check_X_y(
+            X, y, owner=self, multi_output=True, min_samples=2, dask=self.method == "cg"
+        )
+        if is_dask_array(X):
+            if sample_weight is not None or self.columns == "precomputed":
+                msg = (
+                    "KernelRidge(method='cg') on a Dask X computes its kernel products on the "
+                    "fly and takes no sample_weight: columns must be 'auto' or 'on_the_fly', "
+                    f"received columns={self.columns!r}"
+                    + ("" if sample_weight is None else " and a sample_weight")
+                )
+                raise ValueError(msg)
+            y = dask_compute(y)[0]  # the CG vectors (length n) live in this process
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
         owner = type(self).__name__
@@ -309,7 +322,7 @@ class KernelRidge(KernelExpansionRegressor):
 
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
         self.kernel_ = kernel
-        self.centres_ = X
+        self.centres_ = dask_compute(X)[0] if is_dask_array(X) else X  # every row is a centre
         self.dual_coef_, self.intercept_ = fit
         self.n_features_in_ = X.shape[1]
 

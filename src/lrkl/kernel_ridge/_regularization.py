@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
+from lrkl._dask import check_rows, dask_compute, delayed_call, is_dask_array
 from lrkl._linalg import eigh, qr, svd
 from lrkl.kernel_ridge._solvers import (
     EighSolver,
@@ -331,17 +332,100 @@ class KernelOperator:
         """``K v`` for ``v`` of shape (n,)."""
         if self.K is not None:
             return self.K @ v
-        xp = self.xp
-        out = xp.zeros(self.n, dtype=v.dtype, device=device_of(v))
-        for rows, block in self.kernel.blocks(self.X, self.X, max_entries=self.max_entries):
-            out[rows] = block @ v
+        return self.rows_matvec(self.X, v)
+
+    def rows_matvec(self, rows: Array, v: Array) -> Array:
+        """``k(rows, X) v``: the rows of ``K v`` of the points ``rows``, in kernel blocks."""
+        out = self.xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
+        for part, block in self.kernel.blocks(rows, self.X, max_entries=self.max_entries):
+            out[part] = block @ v
         return out
+
+    def cgls_step(
+        self, d: Array, r: Array, gg: float, *, bias: bool, root: Array | None
+    ) -> tuple[float, Array, Array]:
+        """One CGLS iteration's two products: ``q = K̃ d``, the step ``‖K̃ᵀr‖² / ‖q‖²``, the new
+        residual ``r − step q`` and ``K̃ᵀ`` of it (``K̃ = S [K 1]``, ``S = diag(root)``)."""
+        xp, n = self.xp, self.n
+        q = self.matvec(d[:n]) + d[n] if bias else self.matvec(d)
+        q = q if root is None else root * q
+        step = gg / float(xp.sum(q * q))
+        r = r - step * q
+        weighted = r if root is None else root * r
+        g = self.matvec(weighted)
+        return step, r, xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
+
+
+class ChunkedKernelOperator(KernelOperator):
+    """Products with ``K = k(X, X)`` for a row-chunked Dask ``X``: ``(K v)_i = k(X_i, X) v`` for
+    each row chunk ``X_i``, in kernel blocks, on the workers; one Dask graph per CGLS iteration
+    holds both of its products. The vectors (length n) stay in the client.
+
+    Each task sees the whole ``X`` (n × d, gathered on the workers once per graph) so that every
+    entry of ``K v`` is summed in the same order as in memory: CGLS amplifies rounding, and a
+    sum split over column chunks would move the iterates by 1e-9 after a few iterations.
+    """
+
+    def __init__(self, X: Array, kernel: Kernel, *, xp: ModuleType) -> None:
+        X, _ = check_rows(X)
+        super().__init__(kernel=kernel, X=X, xp=xp)
+        self.blocks = list(X.to_delayed().ravel())
+
+    def _lazy_matvec(self, v: Any) -> list[Any]:
+        """``K v`` as one delayed piece per row chunk (``v`` in memory or delayed)."""
+        X_all = delayed_call(_stack_rows, *self.blocks)
+        return [delayed_call(_rows_product, self.kernel, Xi, X_all, v) for Xi in self.blocks]
+
+    def matvec(self, v: Array) -> Array:
+        (pieces,) = dask_compute(self._lazy_matvec(v))
+        return self.xp.concat(pieces)
+
+    def cgls_step(
+        self, d: Array, r: Array, gg: float, *, bias: bool, root: Array | None
+    ) -> tuple[float, Array, Array]:
+        xp, n = self.xp, self.n
+        if root is not None:
+            msg = "sample weights are not supported with a Dask X"
+            raise ValueError(msg)
+        q = delayed_call(_stack_rows, *self._lazy_matvec(d[:n]))
+        if bias:
+            q = delayed_call(_add_scalar, q, d[n])
+        step = delayed_call(_step, gg, q)
+        r_new = delayed_call(_update, r, step, q)
+        g = self._lazy_matvec(r_new)
+        step, r, g = dask_compute(step, r_new, g)
+        g = xp.concat(g)
+        return float(step), r, xp.concat([g, xp.reshape(xp.sum(r), (1,))]) if bias else g
+
+
+def _stack_rows(*blocks: Array) -> Array:
+    return get_namespace(*blocks).concat(blocks, axis=0)
+
+
+def _rows_product(kernel: Kernel, rows: Array, X: Array, v: Array) -> Array:
+    """``k(rows, X) v`` in kernel blocks, as :meth:`KernelOperator.matvec` computes it."""
+    return KernelOperator(kernel=kernel, X=X, xp=get_namespace(X)).rows_matvec(rows, v)
+
+
+def _add_scalar(a: Array, b: float) -> Array:
+    return a + b
+
+
+def _step(gg: float, q: Array) -> float:
+    return gg / float(get_namespace(q).sum(q * q))
+
+
+def _update(r: Array, step: float, q: Array) -> Array:
+    return r - step * q
 
 
 def kernel_operator(
     X: Array, kernel: Kernel, /, *, store: bool, max_entries: int = 2**24, xp: ModuleType
 ) -> KernelOperator:
-    """Set up the products with ``K = k(X, X)``: stored (one n × n evaluation) or on the fly."""
+    """Set up the products with ``K = k(X, X)``: stored (one n × n evaluation) or on the fly
+    (for a Dask ``X``, one graph per product over pairs of row chunks)."""
+    if is_dask_array(X):
+        return ChunkedKernelOperator(X, kernel, xp=xp)
     if store:
         return KernelOperator(K=kernel(X, X), xp=xp)
     return KernelOperator(kernel=kernel, X=X, max_entries=max_entries, xp=xp)
@@ -377,36 +461,22 @@ def solve_cgls(
         raise ValueError(msg)
     xp = operator.xp
     n = operator.n
-
     size = n + int(bias)
-
     root = sqrt_weight
-
-    def K_tilde(d: Array) -> Array:
-        Kd = operator.matvec(d[:n]) + d[n] if bias else operator.matvec(d)
-        return Kd if root is None else root * Kd
-
-    def K_tilde_t(r: Array) -> Array:
-        r = r if root is None else root * r
-        Kr = operator.matvec(r)
-        return xp.concat([Kr, xp.reshape(xp.sum(r), (1,))]) if bias else Kr
-
     y = y if root is None else root * y
-
     c = xp.zeros(size, dtype=y.dtype, device=device_of(y))
     r = y  # y − K̃ c̃^(0)
-    g = K_tilde_t(r)  # K̃ᵀ r^(i−1)
+    weighted = r if root is None else root * r
+    g = operator.matvec(weighted)  # K̃ᵀ r^(0)
+    g = xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
     d = g
     gg = float(xp.sum(g * g))
     iterates = xp.zeros((n_iter, size), dtype=y.dtype, device=device_of(y))
     norms = xp.zeros(n_iter, dtype=y.dtype, device=device_of(y))
     for i in range(n_iter):
         if gg > 0:
-            Kd = K_tilde(d)
-            step = gg / float(xp.sum(Kd * Kd))
+            step, r, g = operator.cgls_step(d, r, gg, bias=bias, root=root)
             c = c + step * d
-            r = r - step * Kd
-            g = K_tilde_t(r)
             gg_new = float(xp.sum(g * g))
             d = g + (gg_new / gg) * d
             gg = gg_new
