@@ -1,8 +1,11 @@
-"""SLKL's Gram-form fit on Dask: data generated chunk by chunk on the workers, one graph for
-the pass over the rows, the M × M solve in the client.
+"""lrkl on Dask: SLKL's Gram-form fit (one graph for the pass over the rows, the M × M solve in
+the client) or CG kernel ridge (one graph per iteration), the data generated chunk by chunk on
+the workers.
 
     python benchmarks/scripts/dask_slkl.py --n 10000000 --workers 1 2
     python benchmarks/scripts/dask_slkl.py --n 2000000 --numpy    # the single-process run
+    python benchmarks/scripts/dask_slkl.py --cg --n 20000 --chunk 2500 --workers 1 2
+    python benchmarks/scripts/dask_slkl.py --cg --n 20000 --numpy
 
 Prints, per run: fit seconds, the time of the pass (the Gram graph), the scheduler overhead
 (the pass's wall time minus its tasks' compute time per worker), the peak resident memory of
@@ -17,7 +20,7 @@ import time
 
 import numpy as np
 
-from lrkl import SLKLRegressor
+from lrkl import KernelRidge, SLKLRegressor
 from lrkl.kernels import Gaussian
 
 
@@ -26,9 +29,14 @@ def _peak_gib() -> float:
 
 
 def _model(args):
-    return SLKLRegressor(
-        n_columns=args.M, kernel=Gaussian(gamma=1.0 / args.d), random_state=0, nu=args.nu
-    )
+    kernel = Gaussian(gamma=1.0 / args.d)
+    if args.cg:
+        return KernelRidge(kernel, method="cg", max_iter=args.iterations, columns="on_the_fly")
+    return SLKLRegressor(n_columns=args.M, kernel=kernel, random_state=0, nu=args.nu)
+
+
+def _size(model) -> str:
+    return f"m0 {model.support_.shape[0]}" if hasattr(model, "support_") else "CG"
 
 
 def dask_run(args, workers: int) -> None:
@@ -47,6 +55,7 @@ def dask_run(args, workers: int) -> None:
     ):
         rs = da.random.RandomState(0)
         X = rs.standard_normal((args.n, args.d), chunks=(args.chunk, args.d))
+        X = X.persist()  # generated once on the workers (CG reads it in every graph)
         y = da.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rs.standard_normal(args.n, chunks=args.chunk)
         start = time.perf_counter()
         with distributed.get_task_stream(client) as stream:
@@ -65,10 +74,11 @@ def dask_run(args, workers: int) -> None:
         overhead = span - busy / workers
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
         print(
-            f"dask n {args.n} M {args.M} workers {workers} chunks {args.chunk}: "
+            f"dask n {args.n} {'CG' if args.cg else f'M {args.M}'} workers {workers} "
+            f"chunks {args.chunk}: "
             f"fit {seconds:.1f}s, graphs {span:.1f}s for {len(tasks)} tasks, "
             f"scheduler overhead {overhead:.2f}s "
-            f"({100 * overhead / span:.1f} %), m0 {model.support_.shape[0]}, client peak "
+            f"({100 * overhead / span:.1f} %), {_size(model)}, client peak "
             f"{_peak_gib():.2f} GiB, worker peaks "
             + ", ".join(f"{v:.2f}" for v in peaks.values())
             + " GiB",
@@ -83,8 +93,8 @@ def numpy_run(args) -> None:
     start = time.perf_counter()
     model = _model(args).fit(X, y)
     print(
-        f"numpy n {args.n} M {args.M}: fit {time.perf_counter() - start:.1f}s, m0 "
-        f"{model.support_.shape[0]}, peak {_peak_gib():.2f} GiB",
+        f"numpy n {args.n} M {args.M}: fit {time.perf_counter() - start:.1f}s, "
+        f"{_size(model)}, peak {_peak_gib():.2f} GiB",
         flush=True,
     )
 
@@ -98,6 +108,8 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=100_000)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--numpy", action="store_true", help="the in-memory run instead")
+    parser.add_argument("--cg", action="store_true", help="KernelRidge(method='cg') on the fly")
+    parser.add_argument("--iterations", type=int, default=50, help="CG iterations")
     args = parser.parse_args()
     if args.numpy:
         numpy_run(args)

@@ -6,7 +6,7 @@ user has set up (a ``dask.distributed`` cluster, threads), one graph per pass, a
 results come back to the process that called ``fit``:
 
 - :func:`row_sums`: a per-chunk function summed over the row chunks in a tree (the Gram pass of
-  SLKL: ``B``, ``b``, ``yᵀy``, column sums);
+  SLKL: ``B``, ``b``, ``yᵀy``, column sums; the ridge statistics of Nyström features);
 - :func:`rowwise`: ``predict``, ``decision_function`` and ``transform`` map over the row chunks
   and return a lazy Dask array (no gather);
 - :func:`take_rows`: a few rows (SLKL's candidates, Nyström's landmarks) brought to the client;
