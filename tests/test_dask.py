@@ -257,3 +257,22 @@ def test_a_worker_killed_in_the_middle_of_a_pass_is_retried(client, data, tmp_pa
     ref = SLKLRegressor(n_columns=80, kernel=Gaussian(gamma=0.3), random_state=0).fit(X, y)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
     client.wait_for_workers(2, timeout=60)
+
+
+def _gaussian_failing_in_workers(X, Z):
+    try:
+        distributed.get_worker()
+    except ValueError:  # in the client
+        sq = (X * X).sum(1)[:, None] + (Z * Z).sum(1)[None, :] - 2 * X @ Z.T
+        return np.exp(-0.3 * np.maximum(sq, 0.0))
+    msg = "disk full"
+    raise OSError(msg)
+
+
+def test_a_pass_that_fails_leaves_the_estimator_unfitted(client, data):
+    _, _, Xd, yd = data
+    kernel = Precomputed(function=_gaussian_failing_in_workers, diagonal=lambda A: np.ones(len(A)))
+    model = SLKLRegressor(n_columns=40, kernel=kernel, random_state=0)
+    with pytest.raises(OSError, match="disk full"):
+        model.fit(Xd, yd)
+    assert not hasattr(model, "dual_coef_") and not hasattr(model, "kernel_")

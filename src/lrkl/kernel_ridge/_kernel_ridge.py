@@ -321,8 +321,9 @@ class KernelRidge(KernelExpansionRegressor):
         return self
 
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
+        centres = dask_compute(X)[0] if is_dask_array(X) else X  # every row is a centre
         self.kernel_ = kernel
-        self.centres_ = dask_compute(X)[0] if is_dask_array(X) else X  # every row is a centre
+        self.centres_ = centres
         self.dual_coef_, self.intercept_ = fit
         self.n_features_in_ = X.shape[1]
 

@@ -275,16 +275,17 @@ def _store_expansion(
         weights = xp.stack([r.weights for r in results])
         host_intercept = hxp.asarray([r.intercept for r in results], dtype=hxp.float64)
         intercept = from_host(host_intercept, xp=xp, device=device, dtype=X.dtype)
-    estimator.kernel_ = kernel
-    estimator.candidates_ = index_array(candidates, xp=xp, device=device)
-    estimator.weights_ = weights
-    estimator.support_ = index_array(support, xp=xp, device=device)
     rows = [candidates[j] for j in support]
-    estimator.centres_ = (
+    centres = (  # first: a Dask graph that fails must leave the estimator unfitted
         take_rows(X, rows)
         if is_dask_array(X)
         else xp.take(X, index_array(rows, xp=xp, device=device), axis=0)
     )
+    estimator.kernel_ = kernel
+    estimator.candidates_ = index_array(candidates, xp=xp, device=device)
+    estimator.weights_ = weights
+    estimator.support_ = index_array(support, xp=xp, device=device)
+    estimator.centres_ = centres
     estimator.dual_coef_ = dual
     estimator.intercept_ = intercept
     estimator.n_iter_ = max(r.n_iter for r in results)
