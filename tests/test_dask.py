@@ -276,3 +276,11 @@ def test_a_pass_that_fails_leaves_the_estimator_unfitted(client, data):
     with pytest.raises(OSError, match="disk full"):
         model.fit(Xd, yd)
     assert not hasattr(model, "dual_coef_") and not hasattr(model, "kernel_")
+
+
+def test_dask_dataframes_are_refused_not_computed_silently(data):
+    dd = pytest.importorskip("dask.dataframe")
+    X, y, _, _ = data
+    frame = dd.from_array(X, chunksize=CHUNK)
+    with pytest.raises(TypeError, match=r"to_dask_array\(lengths=True\)"):
+        SLKLRegressor(n_columns=20).fit(frame, y)

@@ -216,6 +216,12 @@ def ensure_array(x: Any, /, *, name: str) -> Array:
             "convert to a dense numpy array."
         )
         raise TypeError(msg)
+    if type(x).__module__.startswith("dask.") and not hasattr(x, "chunks"):
+        msg = (
+            f"{name} must be an array; a Dask DataFrame or Series ({type(x).__name__}) would be "
+            "computed into memory: pass x.to_dask_array(lengths=True), or x.compute()"
+        )
+        raise TypeError(msg)
     if not array_api_compat.is_array_api_obj(x) or isinstance(x, np.generic):
         x = np.asarray(x)
     if isinstance(x, np.ndarray) and x.dtype.kind in "US":
