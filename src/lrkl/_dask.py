@@ -11,7 +11,9 @@ results come back to the process that called ``fit``:
   and return a lazy Dask array (no gather);
 - :func:`take_rows`: a few rows (SLKL's candidates, Nyström's landmarks) brought to the client;
 - :func:`map_rows`: a lazy row-chunked result such as the training features of a Nyström
-  factor.
+  factor;
+- :func:`delayed_call`, :func:`dask_compute`: the graphs built by hand, such as CG kernel
+  ridge's one graph per iteration (``lrkl.kernel_ridge._regularization.ChunkedKernelOperator``).
 
 Dask is imported only when a Dask array is passed: it is an optional dependency
 (``pip install lrkl[dask]``). Estimators whose algorithm needs random access to single rows
