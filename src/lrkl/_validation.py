@@ -172,10 +172,10 @@ def check_X(
     chunked along the rows (:func:`lrkl._dask.check_rows`), the namespace is that of its
     chunks and the finiteness check is left to the caller's pass over the rows.
     """
+    if is_dask_array(X) and not dask:
+        refuse(X, owner=_name(owner))  # before anything is recorded on the estimator
+    _record_features(owner, X, reset=True)
     if is_dask_array(X):
-        if not dask:
-            refuse(X, owner=_name(owner))
-        _record_features(owner, X, reset=True)
         if X.ndim != 2 or 0 in X.shape:
             msg = f"X must be a 2-D array with samples and features, received shape {X.shape}"
             raise ValueError(msg)
@@ -183,7 +183,6 @@ def check_X(
         xp = chunk_namespace(X)
         target = xp.float64 if dtype is None else dtype
         return xp, X if X.dtype == target else X.astype(target)
-    _record_features(owner, X, reset=True)
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (

@@ -371,13 +371,13 @@ class ChunkedKernelOperator(KernelOperator):
         super().__init__(kernel=kernel, X=X, xp=xp)
         self.blocks = list(X.to_delayed().ravel())
 
-    def _lazy_matvec(self, v: Any) -> list[Any]:
-        """``K v`` as one delayed piece per row chunk (``v`` in memory or delayed)."""
-        X_all = delayed_call(_stack_rows, *self.blocks)
+    def _lazy_matvec(self, v: Any, X_all: Any) -> list[Any]:
+        """``K v`` as one delayed piece per row chunk (``v`` in memory or delayed), against
+        ``X_all``, the graph's one gathered copy of X."""
         return [delayed_call(_rows_product, self.kernel, Xi, X_all, v) for Xi in self.blocks]
 
     def matvec(self, v: Array) -> Array:
-        (pieces,) = dask_compute(self._lazy_matvec(v))
+        (pieces,) = dask_compute(self._lazy_matvec(v, delayed_call(_stack_rows, *self.blocks)))
         return self.xp.concat(pieces)
 
     def cgls_step(
@@ -387,12 +387,13 @@ class ChunkedKernelOperator(KernelOperator):
         if root is not None:
             msg = "sample weights are not supported with a Dask X"
             raise ValueError(msg)
-        q = delayed_call(_stack_rows, *self._lazy_matvec(d[:n]))
+        X_all = delayed_call(_stack_rows, *self.blocks)  # gathered once for both products
+        q = delayed_call(_stack_rows, *self._lazy_matvec(d[:n], X_all))
         if bias:
             q = delayed_call(_add_scalar, q, d[n])
         step = delayed_call(_step, gg, q)
         r_new = delayed_call(_update, r, step, q)
-        g = self._lazy_matvec(r_new)
+        g = self._lazy_matvec(r_new, X_all)
         step, r, g = dask_compute(step, r_new, g)
         g = xp.concat(g)
         return float(step), r, xp.concat([g, xp.reshape(xp.sum(r), (1,))]) if bias else g

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLTransformer
-from lrkl._dask import is_dask_array, rowwise
+from lrkl._dask import concat_columns, is_dask_array, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -179,12 +179,7 @@ class LowRankFeatures(LRKLTransformer):
         array of shape ``(n_samples, n_components_)``
         """
         xp = self._fit(X, y)
-        factors = [f.G for f in self.factors_]
-        if is_dask_array(factors[0]):
-            import dask.array as da
-
-            return da.concatenate(factors, axis=1)
-        return xp.concat(factors, axis=1)
+        return concat_columns([f.G for f in self.factors_], xp=xp)
 
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()

@@ -150,16 +150,16 @@ def _nystrom(
     def features(rows: Array) -> Array:
         return _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
 
-    def residual_of(rows: Array) -> Array:
-        G_rows = features(rows)
+    def residual(rows: Array, G_rows: Array) -> Array:
+        """``diag(K − G Gᵀ)`` on these rows."""
         return _diagonal(kernel, rows, xp=xp) - xp.sum(G_rows * G_rows, axis=1)
 
     if chunked:
         G = map_rows(features, X, (projection.shape[1],), X.dtype)
-        residual = map_rows(residual_of, X, (), X.dtype)
+        diagonal = map_rows(lambda rows: residual(rows, features(rows)), X, (), X.dtype)
     else:
         G = C @ projection
-        residual = _diagonal(kernel, X, xp=xp) - xp.sum(G * G, axis=1)
+        diagonal = residual(X, G)
     return LowRankFactor(
         G=G,
         pivots=tuple(chosen),
@@ -167,6 +167,6 @@ def _nystrom(
         kernel=kernel,
         L=None,
         projection=projection,
-        residual=residual,
+        residual=diagonal,
         method="nystrom",
     )
