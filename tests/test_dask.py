@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -35,7 +36,7 @@ def client():
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: no warning when 8787 is taken
             death_timeout=60,
         ) as cluster,
         distributed.Client(cluster) as client,
@@ -178,13 +179,84 @@ def test_nystrom_features_on_dask_are_lazy_and_equal_numpy(client, data):
     np.testing.assert_allclose(features.transform(Xd).compute(), ref.transform(X), atol=1e-10)
 
 
-@pytest.mark.parametrize("make", [lambda: LowRankRidge(rank=5), lambda: LowRankFeatures(rank=5)])
-def test_icd_and_csi_refuse_dask(data, make):
-    _, _, Xd, yd = data
-    model = make()
-    with pytest.raises(ValueError, match=r"method must be 'nystrom' for a Dask X.*'icd'"):
-        model.fit(Xd, yd)
-    assert not hasattr(model, "coef_") and not hasattr(model, "factors_")
+def test_icd_on_dask_equals_numpy_with_one_graph_per_pivot(client, data, monkeypatch):
+    from lrkl.lowrank import _icd, icd
+
+    X, _, Xd, _ = data
+    kernel = Gaussian(gamma=0.5)
+    ref = icd(kernel, X, 40)
+    graphs = []
+    step = _icd.step_chunks
+    monkeypatch.setattr(_icd, "step_chunks", lambda *a: graphs.append(1) or step(*a))
+    factor = icd(kernel, Xd, 40)
+    assert len(graphs) == 1 + 40  # the diagonal, then one graph per pivot
+    assert factor.pivots == ref.pivots
+    assert isinstance(factor.G, da.Array) and factor.G.chunks[0] == Xd.chunks[0]
+    np.testing.assert_allclose(factor.G.compute(), ref.G, atol=1e-10)
+    np.testing.assert_allclose(factor.residual.compute(), ref.residual, atol=1e-10)
+    np.testing.assert_allclose(factor.L, ref.L, atol=1e-10)
+    np.testing.assert_array_equal(factor.landmarks, ref.landmarks)
+
+
+def test_icd_on_dask_stops_at_the_numerical_rank_like_numpy(client, data):
+    from lrkl.kernels import Linear
+    from lrkl.lowrank import icd
+
+    X, _, Xd, _ = data
+    factor, ref = icd(Linear(), Xd, 10), icd(Linear(), X, 10)
+    assert factor.rank == ref.rank == 4  # four features: rank 4
+    np.testing.assert_allclose(factor.G.compute(), ref.G, atol=1e-10)
+
+
+def test_icd_lowrank_ridge_on_dask_equals_numpy(client, data):
+    X, y, Xd, _ = data
+    Y = np.stack([y, y**2], axis=1)
+    params = dict(kernels=[Gaussian(gamma=0.2), Gaussian(gamma=1.0)], rank=25, alpha=0.1)
+    ref = LowRankRidge(**params).fit(X, Y)  # the default method, ICD
+    model = LowRankRidge(**params).fit(Xd, da.from_array(Y, chunks=(CHUNK, 2)))
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("method", ["icd", "csi", "nystrom"])
+def test_a_model_fitted_on_dask_pickles_without_the_cluster(client, data, method):
+    X, _, Xd, yd = data
+    model = LowRankRidge([Gaussian(gamma=0.5)], rank=10, method=method, random_state=0)
+    model.fit(Xd, yd)
+    blob = pickle.dumps(model)
+    assert len(blob) < 20_000  # neither the training rows nor the factor's n rows
+    loaded = pickle.loads(blob)
+    assert loaded.factors_[0].G is None and loaded.factors_[0].residual is None
+    assert loaded.rank_ == (10,) and loaded.factors_[0].rank == 10
+    np.testing.assert_allclose(loaded.predict(X), model.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def test_csi_on_dask_evaluates_its_kernel_columns_on_the_chunks(client, data, monkeypatch):
+    from lrkl.lowrank import _cholesky, csi
+
+    X, y, Xd, yd = data
+    kernel = Gaussian(gamma=0.5)
+    ref = csi(kernel, X, y, 30, lookahead=5)
+    graphs = []
+    compute = _cholesky.dask_compute
+    monkeypatch.setattr(_cholesky, "dask_compute", lambda *a: graphs.append(1) or compute(*a))
+    factor = csi(kernel, Xd, yd, 30, lookahead=5)
+    assert 1 + 30 <= len(graphs) <= 1 + 30 + 5  # the diagonal, then one per new kernel column
+    assert factor.pivots == ref.pivots
+    assert isinstance(factor.G, da.Array) and factor.G.chunks[0] == Xd.chunks[0]
+    np.testing.assert_allclose(factor.G.compute(), ref.G, atol=1e-10)
+    np.testing.assert_allclose(factor.L, ref.L, atol=1e-10)
+    np.testing.assert_array_equal(factor.landmarks, ref.landmarks)
+
+
+def test_csi_lowrank_ridge_on_dask_equals_numpy(client, data):
+    X, y, Xd, yd = data
+    params = dict(kernels=[Gaussian(gamma=0.2), Gaussian(gamma=1.0)], rank=20, method="csi")
+    ref = LowRankRidge(**params).fit(X, y)
+    model = LowRankRidge(**params).fit(Xd, yd)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -217,6 +289,8 @@ def test_slkl_direct_form_is_refused_for_dask(data):
     [
         lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0),
         lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0),
+        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="icd"),
+        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="csi"),
     ],
 )
 def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data, make):
@@ -256,6 +330,23 @@ def test_a_worker_killed_in_the_middle_of_a_pass_is_retried(client, data, tmp_pa
     assert os.path.exists(marker)  # a worker did die in the pass
     ref = SLKLRegressor(n_columns=80, kernel=Gaussian(gamma=0.3), random_state=0).fit(X, y)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_a_worker_killed_in_the_middle_of_icd_is_recomputed(client, data, tmp_path):
+    from lrkl.lowrank import icd
+
+    X, _, Xd, _ = data
+    marker = str(tmp_path / "killed")
+    kernel = Precomputed(
+        function=functools.partial(_gaussian_that_kills_its_worker_once, marker=marker),
+        diagonal=lambda A: np.ones(A.shape[0]),
+    )
+    factor = icd(kernel, Xd, 20)  # the first pivot's graph kills a worker holding chunk states
+    assert os.path.exists(marker)
+    ref = icd(Gaussian(gamma=0.3), X, 20)
+    assert factor.pivots == ref.pivots
+    np.testing.assert_allclose(factor.G.compute(), ref.G, atol=1e-10)
     client.wait_for_workers(2, timeout=60)
 
 

@@ -1,11 +1,13 @@
 """lrkl on Dask: SLKL's Gram-form fit (one graph for the pass over the rows, the M × M solve in
-the client) or CG kernel ridge (one graph per iteration), the data generated chunk by chunk on
-the workers.
+the client), CG kernel ridge (one graph per iteration) or ICD low-rank ridge (one graph per
+pivot, the factor's chunks kept on the workers), the data generated chunk by chunk on the
+workers.
 
     python benchmarks/scripts/dask_slkl.py --n 10000000 --workers 1 2
     python benchmarks/scripts/dask_slkl.py --n 2000000 --numpy    # the single-process run
     python benchmarks/scripts/dask_slkl.py --cg --n 20000 --chunk 2500 --workers 1 2
     python benchmarks/scripts/dask_slkl.py --cg --n 20000 --numpy
+    python benchmarks/scripts/dask_slkl.py --icd --rank 50 --n 1000000 --workers 1 2
 
 Prints, per run: fit seconds, the time of the pass (the Gram graph), the scheduler overhead
 (the pass's wall time minus its tasks' compute time per worker), the peak resident memory of
@@ -20,7 +22,7 @@ import time
 
 import numpy as np
 
-from lrkl import KernelRidge, SLKLRegressor
+from lrkl import KernelRidge, LowRankRidge, SLKLRegressor
 from lrkl.kernels import Gaussian
 
 
@@ -32,11 +34,19 @@ def _model(args):
     kernel = Gaussian(gamma=1.0 / args.d)
     if args.cg:
         return KernelRidge(kernel, method="cg", max_iter=args.iterations, columns="on_the_fly")
+    if args.icd:
+        return LowRankRidge([kernel], rank=args.rank, method="icd")
     return SLKLRegressor(n_columns=args.M, kernel=kernel, random_state=0, nu=args.nu)
 
 
 def _size(model) -> str:
+    if hasattr(model, "rank_"):
+        return f"ICD rank {model.rank_[0]}"
     return f"m0 {model.support_.shape[0]}" if hasattr(model, "support_") else "CG"
+
+
+def _name(args) -> str:
+    return "CG" if args.cg else f"ICD rank {args.rank}" if args.icd else f"M {args.M}"
 
 
 def dask_run(args, workers: int) -> None:
@@ -49,7 +59,7 @@ def dask_run(args, workers: int) -> None:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -74,7 +84,7 @@ def dask_run(args, workers: int) -> None:
         overhead = span - busy / workers
         peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
         print(
-            f"dask n {args.n} {'CG' if args.cg else f'M {args.M}'} workers {workers} "
+            f"dask n {args.n} {_name(args)} workers {workers} "
             f"chunks {args.chunk}: "
             f"fit {seconds:.1f}s, graphs {span:.1f}s for {len(tasks)} tasks, "
             f"scheduler overhead {overhead:.2f}s "
@@ -93,7 +103,7 @@ def numpy_run(args) -> None:
     start = time.perf_counter()
     model = _model(args).fit(X, y)
     print(
-        f"numpy n {args.n} M {args.M}: fit {time.perf_counter() - start:.1f}s, "
+        f"numpy n {args.n} {_name(args)}: fit {time.perf_counter() - start:.1f}s, "
         f"{_size(model)}, peak {_peak_gib():.2f} GiB",
         flush=True,
     )
@@ -110,6 +120,8 @@ def main() -> None:
     parser.add_argument("--numpy", action="store_true", help="the in-memory run instead")
     parser.add_argument("--cg", action="store_true", help="KernelRidge(method='cg') on the fly")
     parser.add_argument("--iterations", type=int, default=50, help="CG iterations")
+    parser.add_argument("--icd", action="store_true", help="LowRankRidge(method='icd')")
+    parser.add_argument("--rank", type=int, default=50, help="ICD rank")
     args = parser.parse_args()
     if args.numpy:
         numpy_run(args)

@@ -12,6 +12,9 @@ results come back to the process that called ``fit``:
 - :func:`take_rows`: a few rows (SLKL's candidates, Nyström's landmarks) brought to the client;
 - :func:`map_rows`: a lazy row-chunked result such as the training features of a Nyström
   factor;
+- :func:`step_chunks`: one graph per step of a sequential algorithm whose state is a few
+  n-vectors per row chunk, kept where it was computed (on the workers) between steps; only a
+  small summary per chunk comes back (ICD: one graph per pivot, :mod:`lrkl.lowrank._icd`);
 - :func:`delayed_call`, :func:`dask_compute`: the graphs built by hand, such as CG kernel
   ridge's one graph per iteration (``lrkl.kernel_ridge._regularization.ChunkedKernelOperator``).
 
@@ -23,6 +26,7 @@ refuse Dask input with a clear error (:func:`refuse`).
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +38,7 @@ Array = Any
 DASK_FIT = (
     "SLKLRegressor",
     "SLKLClassifier",
-    "LowRankRidge and LowRankFeatures (method='nystrom')",
+    "LowRankRidge and LowRankFeatures",
     "KernelRidge (method='cg')",
 )
 
@@ -88,6 +92,13 @@ def concat_columns(parts: list[Array], *, xp: Any) -> Array:
     return xp.concat(parts, axis=1)
 
 
+def like_rows(a: Array, X: Array) -> Array:
+    """The in-memory ``a`` (n × …) as a Dask array with the row chunks of the Dask ``X``."""
+    import dask.array as da
+
+    return da.from_array(a, chunks=(X.chunks[0], *a.shape[1:]))
+
+
 def take_rows(X: Array, rows: Any) -> Array:
     """The rows ``rows`` of the Dask array ``X`` as one in-memory array (one small graph)."""
     return X[list(rows)].compute()
@@ -139,6 +150,53 @@ def _add(a: Any, b: Any) -> Any:
     if isinstance(a, tuple):
         return tuple(x + y for x, y in zip(a, b, strict=True))
     return a + b
+
+
+def row_chunks(X: Array) -> list[Any]:
+    """The row chunks of the Dask array ``X`` as the first states of :func:`step_chunks`:
+    ``((chunk, first row), None)``, in order."""
+    offsets = [0]
+    for size in X.chunks[0][:-1]:
+        offsets.append(offsets[-1] + size)
+    chunks = X.to_delayed().ravel()
+    return [((chunk, offset), None) for chunk, offset in zip(chunks, offsets, strict=True)]
+
+
+def step_chunks(
+    fn: Callable[..., tuple[Any, Any]], states: list[Any], *args: Any
+) -> tuple[list[Any], list[Any]]:
+    """``fn(state, *args) → (new state, summary)`` on every row chunk's state: one graph.
+
+    ``states`` are :func:`row_chunks` or the first result of the previous step: delayed
+    ``(state, summary)`` pairs, persisted where they were computed (on the workers of a
+    distributed cluster, in memory otherwise), so that the next step runs there. The small
+    summaries are computed and returned, in chunk order. ``fn`` may update its state's arrays in
+    place as long as a second run on the same state gives the same result (Dask may retry a
+    task). Two tasks per chunk and step.
+    """
+    import dask
+
+    states = dask.persist(*[delayed_call(_step, fn, state, *args) for state in states])
+    summaries = dask_compute(*[delayed_call(operator.itemgetter(1), s) for s in states])
+    return list(states), list(summaries)
+
+
+def _step(fn: Callable[..., tuple[Any, Any]], state: tuple[Any, Any], *args: Any) -> Any:
+    return fn(state[0], *args)
+
+
+def stack_chunks(
+    parts: list[Any], rows: tuple[int, ...], tail: tuple[int, ...], meta: Array
+) -> Array:
+    """A row-chunked Dask array from delayed chunks ``parts`` of ``rows[i]`` rows each and
+    shape ``(rows[i], *tail)``, in the dtype and array type of ``meta``."""
+    import dask.array as da
+
+    blocks = [
+        da.from_delayed(part, shape=(size, *tail), dtype=meta.dtype, meta=meta)
+        for part, size in zip(parts, rows, strict=True)
+    ]
+    return da.concatenate(blocks, axis=0)
 
 
 def map_rows(fn: Callable[[Array], Array], X: Array, tail: tuple[int, ...], dtype: Any) -> Array:

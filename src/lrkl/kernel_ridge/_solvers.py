@@ -221,7 +221,8 @@ def _chunked_primal_problem(
     n = Z.shape[0]
     Z, y = check_rows(Z, y)
     if fit_intercept:
-        shift_z, shift_y = (xp.mean(a, axis=0) for a in dask_compute(Z.blocks[0], y.blocks[0]))
+        # the means on the workers: only k + t numbers come to this process, not the chunk
+        shift_z, shift_y = dask_compute(Z.blocks[0].mean(axis=0), y.blocks[0].mean(axis=0))
     else:
         shift_z = xp.zeros(Z.shape[1], dtype=Z.dtype)
         shift_y = xp.zeros(y.shape[1:], dtype=Z.dtype)

@@ -7,6 +7,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import device_of
+from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
 
@@ -29,13 +30,26 @@ def _cholesky_column(
     """``(col − G[:, start:k] G[i, start:k]ᵀ) / sqrt(d_i)`` with the exact zeros of icd_column."""
     if k > start:
         col = col - G[:, start:k] @ G[pivot, start:k]
-    d_i = d[pivot]
-    positive = d_i > 0
-    root = xp.sqrt(xp.where(positive, d_i, xp.ones_like(d_i)))
-    scale = xp.where(positive, 1.0 / root, xp.zeros_like(d_i))
+    return scaled_column(col, d, d[pivot], pivot, xp=xp)
+
+
+def scaled_column(
+    col: Array,  # shape: (n,), the residual kernel column of the pivot
+    d: Array,  # shape: (n,), the residual diagonal
+    d_pivot: Array,  # shape: (), the pivot's residual
+    pivot: int | None,
+    *,
+    xp: ModuleType,
+) -> Array:
+    """``col / sqrt(d_pivot)``, exactly 0 where ``d ≤ 0`` and exactly ``sqrt(d_pivot)`` at the
+    pivot (its row among these, or None when these rows are a chunk without it)."""
+    positive = d_pivot > 0
+    root = xp.sqrt(xp.where(positive, d_pivot, xp.ones_like(d_pivot)))
+    scale = xp.where(positive, 1.0 / root, xp.zeros_like(d_pivot))
     g = xp.where(d > 0, col * scale, xp.zeros_like(col))
-    # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
-    g[pivot] = xp.where(positive, root, xp.zeros_like(d_i))
+    if pivot is not None:
+        # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
+        g[pivot] = xp.where(positive, root, xp.zeros_like(d_pivot))
     return g
 
 
@@ -106,7 +120,16 @@ def icd_column(
 
 
 def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
-    """A fresh, writable copy of ``diag K`` in the dtype of ``X``."""
+    """A fresh, writable copy of ``diag K`` in the dtype of ``X``; for a Dask ``X``, computed
+    in one graph that also checks X for NaN and infinity."""
+    if is_dask_array(X):
+        diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), X.dtype)
+        finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)
+        d, finite = dask_compute(diagonal, finite)
+        if not bool(xp.all(finite)):
+            msg = "X must contain only finite values, received NaN or infinity"
+            raise ValueError(msg)
+        return d
     return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), X.dtype, xp=xp), copy=True)
 
 
@@ -119,13 +142,15 @@ def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
     return max(tol, floor)
 
 
-def remove_column(d: Array, g: Array, pivot: int, tol: float, *, xp: ModuleType) -> Array:
+def remove_column(d: Array, g: Array, pivot: int | None, tol: float, *, xp: ModuleType) -> Array:
     """The residual diagonal after the Cholesky column ``g`` at ``pivot``: ``d − g²``, set to
     exactly 0 at the pivot and wherever it falls to ``tol`` or below (nothing left to explain:
-    a later column there would be round-off divided by round-off)."""
+    a later column there would be round-off divided by round-off). ``pivot`` is None for a chunk
+    of rows without the pivot."""
     d = d - g * g
     d = xp.where(d > tol, d, xp.zeros_like(d))
-    d[pivot] = 0.0
+    if pivot is not None:
+        d[pivot] = 0.0
     return d
 
 
@@ -137,6 +162,8 @@ class KernelColumns:
 
     The look-ahead of CSI and Mklaren recomputes the same few Cholesky columns in a new order at
     every step; their kernel columns come from here, so a kept pivot costs no new kernel values.
+    For a Dask ``X`` the columns are computed on its row chunks (one graph per call) and come
+    back to this process.
     """
 
     def __init__(self, kernel: Kernel, X: Array, *, xp: ModuleType) -> None:
@@ -148,11 +175,20 @@ class KernelColumns:
         X, xp = self.X, self.xp
         missing = [i for i in pivots if i not in self._columns]
         if missing:
-            rows = xp.take(X, _index(missing, xp=xp, device=device_of(X)), axis=0)
-            block = _as_dtype(self.kernel._evaluate(X, rows, xp=xp), X.dtype, xp=xp)
+            rows = _rows(X, missing, xp=xp)
+            if is_dask_array(X):
+                shape = (len(missing),)
+                (block,) = dask_compute(map_rows(self._block(rows), X, shape, X.dtype))
+            else:
+                block = self._block(rows)(X)
             for j, i in enumerate(missing):
                 self._columns[i] = block[:, j]
         return xp.stack([self._columns[i] for i in pivots], axis=1)
+
+    def _block(self, rows: Array) -> Any:
+        """The kernel block ``k(·, rows)`` of some rows of X, as a function of those rows."""
+        kernel, dtype, xp = self.kernel, self.X.dtype, self.xp
+        return lambda X_rows: _as_dtype(kernel._evaluate(X_rows, rows, xp=xp), dtype, xp=xp)
 
     def keep(self, pivots: Sequence[int]) -> None:
         """Drop every column but those of ``pivots``."""
@@ -220,16 +256,22 @@ def lookahead_columns(
     return new, pivots, d
 
 
+def _rows(X: Array, rows: Sequence[int], *, xp: ModuleType) -> Array:
+    """``X[rows]`` in memory (one small graph for a Dask ``X``)."""
+    if is_dask_array(X):
+        return take_rows(X, rows)
+    return xp.take(X, _index(rows, xp=xp, device=device_of(X)), axis=0)
+
+
 def _factor(
     G: Array, pivots: list[int], X: Array, kernel: Kernel, d: Array, method: str, *, xp: ModuleType
 ) -> LowRankFactor:
-    idx = _index(pivots, xp=xp, device=device_of(X))
     return LowRankFactor(
         G=G,
         pivots=tuple(pivots),
-        landmarks=xp.take(X, idx, axis=0),
+        landmarks=_rows(X, pivots, xp=xp),
         kernel=kernel,
-        L=xp.take(G, idx, axis=0),
+        L=xp.take(G, _index(pivots, xp=xp, device=device_of(G)), axis=0),
         projection=None,
         residual=d,
         method=method,

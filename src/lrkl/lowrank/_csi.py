@@ -7,6 +7,7 @@ from typing import Any
 
 from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
 from lrkl._checks import check_number
+from lrkl._dask import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -98,7 +99,13 @@ def csi(
     Notes
     -----
     The choice of each pivot costs ``O(n δ (k + δ + t))``; in total ``O(n r δ (r + δ))`` flops,
-    ``O(n (r + δ))`` kernel evaluations and memory. Ties go to the lowest index (the reference
+    ``O(n (r + δ))`` kernel evaluations and memory.
+
+    With a row-chunked Dask ``X``, the diagonal and every kernel column are evaluated on X's
+    chunks (one graph per new pivot: about ``r + δ`` graphs), while ``y``, the factor and the
+    rest of the state (n × (r + δ + t)) live in this process: X need not fit here, the factor
+    must. ``G`` and ``residual`` are returned in X's row chunks, like the other factors of a Dask
+    ``X``. Ties go to the lowest index (the reference
     Octave code prefers earlier indices unless a later one is larger by a factor 1/0.99; that
     quirk is not reproduced).
 
@@ -111,8 +118,13 @@ def csi(
     >>> f.rank
     4
     """
-    xp = get_namespace(X, y)
-    X = check_array(X, name="X", xp=xp)
+    if is_dask_array(X):  # the kernel columns on the chunks, the CSI state (n-vectors) here
+        X, _ = check_rows(X)
+        xp = chunk_namespace(X)
+        y = dask_compute(y)[0] if is_dask_array(y) else y
+    else:
+        xp = get_namespace(X, y)
+        X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
     check_consistent_length(X=X, y=y)
@@ -127,7 +139,10 @@ def csi(
     tol = check_number(tol, name="tol")
     gain_tol = check_number(gain_tol, name="gain_tol")
     Y = y[:, None] if y.ndim == 1 else y
-    return _csi(kernel, X, Y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
+    factor = _csi(kernel, X, Y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
+    if is_dask_array(X):  # like every factor of a Dask X: G and residual in X's row chunks
+        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
+    return factor
 
 
 def _orthogonalise(A: Array, Q: Array, *, xp: ModuleType) -> Array:
@@ -152,7 +167,7 @@ def _csi(
     *,
     xp: ModuleType,
 ) -> LowRankFactor:
-    n, dev, dt = X.shape[0], device_of(X), X.dtype
+    n, dev, dt = X.shape[0], device_of(Y), X.dtype  # Y: in memory when X is a Dask array
     if centering:
         Y = Y - xp.mean(Y, axis=0)
     d = _diagonal(kernel, X, xp=xp)

@@ -7,6 +7,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._dask import is_dask_array
 from lrkl._linalg import solve_triangular
 from lrkl.kernels import Kernel
 
@@ -21,9 +22,11 @@ class LowRankFactor(NamedTuple):
 
     Attributes
     ----------
-    G : array, shape (n, r)
-        The factor (features of the training points); for a Nyström factor of a Dask ``X``, a
-        lazy Dask array over X's row chunks (as is ``residual``).
+    G : array, shape (n, r), or None
+        The factor (features of the training points). For a Dask ``X`` a Dask array over X's
+        row chunks (as is ``residual``): lazy for Nyström, the chunks kept on the workers for
+        ICD. Those two are not pickled (they belong to the cluster and the fit's graph): after
+        unpickling they are None, and the factor still maps new points.
     pivots : tuple of int
         The ``m`` training rows the approximation is built on: ICD and CSI pivots in the order
         they were chosen (``m = r``), or the Nyström landmarks (``m ≥ r``).
@@ -37,7 +40,7 @@ class LowRankFactor(NamedTuple):
     projection : array, shape (m, r), or None
         Nyström: ``G = K[:, S] @ projection``; new points get ``g(x) = projectionᵀ k(S, x)``.
         ``None`` for ICD and CSI.
-    residual : array, shape (n,)
+    residual : array, shape (n,), or None
         ``diag(K − G Gᵀ)``; its sum is the trace error of the approximation.
     method : str
         ``"icd"``, ``"csi"`` or ``"nystrom"``.
@@ -55,7 +58,14 @@ class LowRankFactor(NamedTuple):
     @property
     def rank(self) -> int:
         """The number of columns ``r`` of ``G`` (ICD and CSI may stop below the request)."""
-        return int(self.G.shape[1])
+        return int((self.L if self.L is not None else self.projection).shape[1])
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickle without a Dask ``G`` and ``residual``: they reference the fit's graph (lazy
+        over the training data) or its cluster (persisted chunks)."""
+        if is_dask_array(self.G):
+            return type(self), tuple(self._replace(G=None, residual=None))
+        return type(self), tuple(self)
 
     def transform(self, Z: Array, /) -> Array:
         """Features ``g(z)`` of new points, shape ``(m, r)``; ``transform(X_train) ≈ G``.

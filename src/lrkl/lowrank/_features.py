@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLTransformer
-from lrkl._dask import concat_columns, is_dask_array, rowwise
+from lrkl._dask import concat_columns, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -183,14 +183,8 @@ class LowRankFeatures(LRKLTransformer):
 
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()
-        if is_dask_array(X) and self.method != "nystrom":
-            msg = (
-                f"method must be 'nystrom' for a Dask X (ICD and CSI choose their pivots one "
-                f"row at a time), received method={self.method!r}"
-            )
-            raise ValueError(msg)
         if self.method == "csi":
-            xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
+            xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
         else:
             xp, X = check_X(X, owner=self, dask=True)
         kernels = check_kernels(self.kernels, X)

@@ -7,6 +7,14 @@ from typing import Any
 
 from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._checks import check_number
+from lrkl._dask import (
+    check_rows,
+    chunk_namespace,
+    is_dask_array,
+    row_chunks,
+    stack_chunks,
+    step_chunks,
+)
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -15,8 +23,9 @@ from lrkl.lowrank._cholesky import (
     icd_column,
     remove_column,
     residual_tolerance,
+    scaled_column,
 )
-from lrkl.lowrank._factor import LowRankFactor, _check_rank
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
 
 Array = Any
 
@@ -54,6 +63,12 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     ``O(n r²)`` flops, ``n r`` kernel evaluations plus the diagonal, ``O(n r)`` memory; one
     host read per step (the pivot index and its residual).
 
+    A row-chunked Dask ``X`` is decomposed with one Dask graph per pivot: each row chunk keeps
+    its rows of ``X``, ``G`` and ``d`` where they were computed (on the workers), and only the
+    chunk's largest residual with its row of ``X`` and ``G`` comes back to this process. The
+    factor's ``G`` and ``residual`` are then Dask arrays over those chunks; ``L`` and the
+    landmarks are in memory. NaN or infinity in ``X`` raise a ValueError after the first graph.
+
     Examples
     --------
     >>> import array_api_strict as xp
@@ -63,11 +78,17 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     >>> f.rank, f.pivots
     (2, (2, 1))
     """
-    xp = get_namespace(X)
-    X = check_array(X, name="X", xp=xp)
+    if is_dask_array(X):  # validated by the first pass over its chunks
+        X, _ = check_rows(X)
+        xp = chunk_namespace(X)
+    else:
+        xp = get_namespace(X)
+        X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
     rank = _check_rank(rank, X.shape[0])
     tol = check_number(tol, name="tol")
+    if is_dask_array(X):
+        return _chunked_icd(kernel, X, rank, tol, xp=xp)
     return _icd(kernel, X, rank, tol, xp=xp)
 
 
@@ -89,3 +110,88 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
     if r < rank:
         G = xp.asarray(G[:, :r], copy=True)
     return _factor(G, pivots, X, kernel, d, "icd", xp=xp)
+
+
+def _chunked_icd(
+    kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType
+) -> LowRankFactor:
+    """:func:`_icd` of a row-chunked Dask ``X``: one graph per pivot (:func:`step_chunks`).
+
+    A chunk's state is its rows of ``X``, ``G`` (written one column per step) and ``d``, and its
+    first row; its summary is its largest residual with that row of ``X`` and ``G``. The pivot
+    of the next step is the largest over the summaries (the first chunk on ties, as argmax).
+    """
+    dtype = X.dtype
+
+    def peak(state: tuple[Array, Array, Array, int]) -> tuple[float, int, Array, Array]:
+        X_c, G_c, d_c, offset = state
+        if d_c.shape[0] == 0:
+            return -float("inf"), -1, X_c[:0], G_c[:0]
+        i = int(xp.argmax(d_c))
+        return (
+            float(d_c[i]),
+            offset + i,
+            X_c[i, :],
+            xp.asarray(G_c[i, :], copy=True),
+        )  # a copy: G_c is written later
+
+    def start(chunk: tuple[Array, int]) -> tuple[tuple, tuple]:
+        X_c, offset = chunk
+        state = (
+            X_c,
+            xp.zeros((X_c.shape[0], rank), dtype=dtype),
+            _diagonal(kernel, X_c, xp=xp),
+            offset,
+        )
+        return state, (*peak(state), bool(xp.all(xp.isfinite(X_c))))
+
+    def step(
+        state: tuple[Array, Array, Array, int],
+        x_p: Array,
+        g_p: Array,
+        d_p: float,
+        pivot: int,
+        k: int,
+    ) -> tuple[tuple, tuple]:
+        X_c, G_c, d_c, offset = state
+        col = _as_dtype(kernel._evaluate(X_c, x_p[None, :], xp=xp)[:, 0], dtype, xp=xp)
+        if k > 0:
+            col = col - G_c[:, :k] @ g_p[:k]
+        local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
+        g = scaled_column(col, d_c, xp.asarray(d_p, dtype=dtype), local, xp=xp)
+        G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
+        state = (X_c, G_c, remove_column(d_c, g, local, tol, xp=xp), offset)
+        return state, peak(state)
+
+    states, summaries = step_chunks(start, row_chunks(X))
+    if not all(summary[-1] for summary in summaries):
+        msg = "X must contain only finite values, received NaN or infinity"
+        raise ValueError(msg)
+    n = X.shape[0]
+    tol = max(tol, n * xp.finfo(dtype).eps * max(summary[0] for summary in summaries))
+    pivots: list[int] = []
+    landmarks: list[Array] = []
+    L = xp.zeros((rank, rank), dtype=dtype)
+    for k in range(rank):
+        d_p, pivot, x_p, g_p = max(summaries, key=lambda summary: summary[0])[:4]
+        if not d_p > tol:
+            break
+        L[k, :k] = g_p[:k]
+        L[k, k] = d_p**0.5
+        states, summaries = step_chunks(step, states, x_p, g_p, d_p, pivot, k)
+        pivots.append(pivot)
+        landmarks.append(x_p)
+    r = len(pivots)
+    rows = X.chunks[0]
+    G = stack_chunks([state[0][1] for state in states], rows, (rank,), X._meta)
+    d = stack_chunks([state[0][2] for state in states], rows, (), X._meta.reshape((0,)))
+    return LowRankFactor(
+        G=G[:, :r],
+        pivots=tuple(pivots),
+        landmarks=xp.stack(landmarks) if landmarks else xp.zeros((0, X.shape[1]), dtype=dtype),
+        kernel=kernel,
+        L=xp.asarray(L[:r, :r], copy=True),
+        projection=None,
+        residual=d,
+        method="icd",
+    )
