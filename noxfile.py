@@ -78,7 +78,7 @@ def docs(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """``asv check`` and ``asv run --quick`` against this environment (no asv-managed builds)."""
-    session.install(".[bench,plot]", TORCH)
+    session.install(".[bench,plot,dask]", TORCH)
     session.chdir("benchmarks")
     session.run("asv", "machine", "--yes")
     session.run("asv", "check", "--python=same")

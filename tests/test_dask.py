@@ -18,6 +18,7 @@ from lrkl import (  # noqa: E402
     KernelRidge,
     LowRankMKLClassifier,
     LowRankRidge,
+    LowRankRidgeCV,
     MklarenRegressor,
     SLKLClassifier,
     SLKLRegressor,
@@ -217,6 +218,18 @@ def test_icd_lowrank_ridge_on_dask_equals_numpy(client, data):
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
+
+
+def test_lowrank_ridge_cv_on_dask_equals_numpy(client, data):
+    X, y, Xd, yd = data
+    params = dict(kernels=[Gaussian(gamma=0.5)], rank=30, n_alphas=8)
+    ref = LowRankRidgeCV(**params).fit(X, y)
+    model = LowRankRidgeCV(**params).fit(Xd, yd)
+    assert model.alpha_ == ref.alpha_
+    np.testing.assert_allclose(model.mse_path_, ref.mse_path_, rtol=1e-10)
+    np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match=r"takes cv=None.*received cv=3"):
+        LowRankRidgeCV(**params, cv=3).fit(Xd, yd)
 
 
 @pytest.mark.parametrize("method", ["icd", "csi", "nystrom"])

@@ -38,7 +38,7 @@ Array = Any
 DASK_FIT = (
     "SLKLRegressor",
     "SLKLClassifier",
-    "LowRankRidge and LowRankFeatures",
+    "LowRankRidge, LowRankRidgeCV (cv=None) and LowRankFeatures",
     "KernelRidge (method='cg')",
 )
 

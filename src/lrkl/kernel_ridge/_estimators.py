@@ -398,7 +398,14 @@ class LowRankRidgeCV(LowRankRidge):
         self : LowRankRidgeCV
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2, dask=True)
+        if is_dask_array(X) and (self.cv is not None or sample_weight is not None):
+            msg = (
+                f"{type(self).__name__} with a Dask X takes cv=None (exact leave-one-out, one "
+                f"graph) and no sample_weight, received cv={self.cv!r} and "
+                f"sample_weight={'given' if sample_weight is not None else None}"
+            )
+            raise ValueError(msg)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         features = self._feature_map()
         Z = features.fit_transform(X, y)

@@ -270,31 +270,40 @@ def primal_loo_errors(
     The fitted values are ``H y`` with ``H = 11ᵀ/n + Z_c (Z_cᵀZ_c + αI)⁻¹ Z_cᵀ`` (without the
     first term when there is no intercept), and the leave-one-out residual of row ``i`` is
     ``(y_i − ŷ_i) / (1 − H_ii)`` (as scikit-learn's ``RidgeCV``). With ``Z_cᵀZ_c = V Λ Vᵀ`` and
-    ``P = Z_c V`` both are ``O(n k)`` per ``α`` after ``O(n k²)`` once. Sample weights ``w``
-    scale the rows by ``√w`` (the intercept's term becomes ``√w √wᵀ / Σw``) and weigh the mean;
-    rows of weight 0 add nothing.
+    ``P = Z_c V`` both are ``O(n k)`` per ``α`` after ``O(n k²)`` once, row by row given
+    ``Pᵀ Y = Vᵀ Z_cᵀ y_c`` (the problem's right-hand side): a Dask ``Z`` is one graph over its
+    row chunks. Sample weights ``w`` scale the rows by ``√w`` (the intercept's term becomes
+    ``√w √wᵀ / Σw``) and weigh the mean; rows of weight 0 add nothing.
     """
-    Zc = Z - problem.feature_mean
-    Y = y - problem.target_mean
-    Y = Y[:, None] if Y.ndim == 1 else Y
     n = Z.shape[0]
-    if sample_weight is None:
-        total = float(n)
-        base = 1.0 / n if fit_intercept else 0.0
-    else:
-        root = xp.sqrt(sample_weight)[:, None]
-        Zc, Y = root * Zc, root * Y
-        total = float(xp.sum(sample_weight))
-        base = sample_weight / total if fit_intercept else 0.0
-    P = Zc @ solver.U  # shape: (n, k)
-    q = xp.matrix_transpose(P) @ Y  # shape: (k, t)
-    P2 = P * P
+    total = float(n) if sample_weight is None else float(xp.sum(sample_weight))
+    rhs = problem.rhs[:, None] if problem.rhs.ndim == 1 else problem.rhs
+    q = xp.matrix_transpose(solver.U) @ rhs  # = Pᵀ Y, shape: (k, t)
     lam = xp.where(solver.eigenvalues > 0, solver.eigenvalues, 0.0)
-    errors = []
-    for alpha in alphas:
-        inverse = 1.0 / (lam + alpha)
-        leverage = base + P2 @ inverse
-        keep = xp.where(1.0 - leverage > 1e-12, 1.0 - leverage, 1e-12)
-        residual = (Y - P @ (inverse[:, None] * q)) / keep[:, None]
-        errors.append(float(xp.sum(residual * residual)) / (total * Y.shape[1]))
-    return errors
+
+    def squared_errors(Z_rows: Array, y_rows: Array, w_rows: Array | None = None) -> tuple[Array]:
+        """The sums over these rows of the squared leave-one-out residuals, one per α."""
+        Zc = Z_rows - problem.feature_mean
+        Y = y_rows - problem.target_mean
+        Y = Y[:, None] if Y.ndim == 1 else Y
+        base = 1.0 / n if fit_intercept else 0.0
+        if w_rows is not None:
+            root = xp.sqrt(w_rows)[:, None]
+            Zc, Y = root * Zc, root * Y
+            base = w_rows / total if fit_intercept else 0.0
+        P = Zc @ solver.U  # shape: (rows, k)
+        P2 = P * P
+        sums = []
+        for alpha in alphas:
+            inverse = 1.0 / (lam + alpha)
+            leverage = base + P2 @ inverse
+            keep = xp.where(1.0 - leverage > 1e-12, 1.0 - leverage, 1e-12)
+            residual = (Y - P @ (inverse[:, None] * q)) / keep[:, None]
+            sums.append(xp.sum(residual * residual))
+        return (xp.stack(sums),)
+
+    if is_dask_array(Z):  # one graph: the sums of every row chunk
+        (sums,) = row_sums(squared_errors, *check_rows(Z, y))
+    else:
+        (sums,) = squared_errors(Z, y, sample_weight)
+    return [float(v) / (total * q.shape[1]) for v in sums]
