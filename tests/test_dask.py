@@ -332,14 +332,18 @@ def _gaussian_that_kills_its_worker_once(X, Z, *, marker):
     return np.exp(-0.3 * np.maximum(sq, 0.0))
 
 
-def test_a_worker_killed_in_the_middle_of_a_pass_is_retried(client, data, tmp_path):
-    X, y, Xd, yd = data
-    marker = str(tmp_path / "killed")
-    kernel = Precomputed(
+def _killer(marker):
+    """The Gaussian kernel (γ = 0.3) of :func:`_gaussian_that_kills_its_worker_once`."""
+    return Precomputed(
         function=functools.partial(_gaussian_that_kills_its_worker_once, marker=marker),
         diagonal=lambda A: np.ones(A.shape[0]),
     )
-    model = SLKLRegressor(n_columns=80, kernel=kernel, random_state=0).fit(Xd, yd)
+
+
+def test_a_worker_killed_in_the_middle_of_a_pass_is_retried(client, data, tmp_path):
+    X, y, Xd, yd = data
+    marker = str(tmp_path / "killed")
+    model = SLKLRegressor(n_columns=80, kernel=_killer(marker), random_state=0).fit(Xd, yd)
     assert os.path.exists(marker)  # a worker did die in the pass
     ref = SLKLRegressor(n_columns=80, kernel=Gaussian(gamma=0.3), random_state=0).fit(X, y)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
@@ -351,11 +355,7 @@ def test_a_worker_killed_in_the_middle_of_icd_is_recomputed(client, data, tmp_pa
 
     X, _, Xd, _ = data
     marker = str(tmp_path / "killed")
-    kernel = Precomputed(
-        function=functools.partial(_gaussian_that_kills_its_worker_once, marker=marker),
-        diagonal=lambda A: np.ones(A.shape[0]),
-    )
-    factor = icd(kernel, Xd, 20)  # the first pivot's graph kills a worker holding chunk states
+    factor = icd(_killer(marker), Xd, 20)  # the first pivot's graph kills a worker with states
     assert os.path.exists(marker)
     ref = icd(Gaussian(gamma=0.3), X, 20)
     assert factor.pivots == ref.pivots
