@@ -209,6 +209,25 @@ def test_icd_on_dask_stops_at_the_numerical_rank_like_numpy(client, data):
     np.testing.assert_allclose(factor.G.compute(), ref.G, atol=1e-10)
 
 
+def test_icd_features_of_several_kernels_share_one_graph_per_pivot(client, data, monkeypatch):
+    from lrkl.kernels import Linear
+    from lrkl.lowrank import _icd
+
+    X, _, Xd, _ = data
+    params = dict(kernels=[Linear(), Gaussian(gamma=0.5), Gaussian(gamma=2.0)], rank=[10, 30, 20])
+    ref = LowRankFeatures(**params).fit(X)
+    graphs = []
+    step = _icd.step_chunks
+    monkeypatch.setattr(_icd, "step_chunks", lambda *a: graphs.append(1) or step(*a))
+    features = LowRankFeatures(**params).fit(Xd)
+    assert features.rank_ == ref.rank_ == (4, 30, 20)  # the linear kernel stops at rank 4
+    assert len(graphs) == 1 + 30  # the diagonals, then one graph per pivot of all kernels
+    for factor, expected in zip(features.factors_, ref.factors_, strict=True):
+        assert factor.pivots == expected.pivots
+        np.testing.assert_allclose(factor.G.compute(), expected.G, atol=1e-10)
+    np.testing.assert_allclose(features.transform(Xd).compute(), ref.transform(X), atol=1e-10)
+
+
 def test_icd_lowrank_ridge_on_dask_equals_numpy(client, data):
     X, y, Xd, _ = data
     Y = np.stack([y, y**2], axis=1)

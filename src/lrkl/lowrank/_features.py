@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLTransformer
-from lrkl._dask import concat_columns, rowwise
+from lrkl._dask import concat_columns, is_dask_array, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -23,7 +23,7 @@ from lrkl._validation import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._csi import csi
 from lrkl.lowrank._factor import LowRankFactor
-from lrkl.lowrank._icd import icd
+from lrkl.lowrank._icd import chunked_icd, icd
 from lrkl.lowrank._nystrom import nystrom
 
 __all__ = ["LowRankFeatures"]
@@ -204,10 +204,13 @@ class LowRankFeatures(LRKLTransformer):
                 )
                 raise ValueError(msg)
             landmarks = [int(i) for i in check_random_state(self.random_state).permutation(n)]
-        self.factors_ = [
-            self._factor(kernel, X, y, r, landmarks)
-            for kernel, r in zip(kernels, ranks, strict=True)
-        ]
+        if self.method == "icd" and is_dask_array(X):  # all kernels in one graph per pivot
+            self.factors_ = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
+        else:
+            self.factors_ = [
+                self._factor(kernel, X, y, r, landmarks)
+                for kernel, r in zip(kernels, ranks, strict=True)
+            ]
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
         self.kernels_ = kernels

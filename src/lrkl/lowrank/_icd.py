@@ -88,7 +88,7 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     rank = _check_rank(rank, X.shape[0])
     tol = check_number(tol, name="tol")
     if is_dask_array(X):
-        return _chunked_icd(kernel, X, rank, tol, xp=xp)
+        return chunked_icd([kernel], X, [rank], tol, xp=xp)[0]
     return _icd(kernel, X, rank, tol, xp=xp)
 
 
@@ -112,86 +112,94 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
     return _factor(G, pivots, X, kernel, d, "icd", xp=xp)
 
 
-def _chunked_icd(
-    kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType
-) -> LowRankFactor:
-    """:func:`_icd` of a row-chunked Dask ``X``: one graph per pivot (:func:`step_chunks`).
+def chunked_icd(
+    kernels: list[Kernel], X: Array, ranks: list[int], tol: float, *, xp: ModuleType
+) -> list[LowRankFactor]:
+    """:func:`_icd` of every kernel on a row-chunked Dask ``X``: one graph per pivot for all
+    kernels at once (:func:`step_chunks`).
 
-    A chunk's state is its rows of ``X``, ``G`` (written one column per step) and ``d``, and its
-    first row; its summary is its largest residual with that row of ``X`` and ``G``. The pivot
-    of the next step is the largest over the summaries (the first chunk on ties, as argmax).
+    A chunk's state is its rows of ``X`` and its first row, and per kernel its rows of ``G``
+    (written one column per step) and ``d``; its summary is, per kernel, its largest residual
+    with that row of ``X`` and ``G``. A kernel's next pivot is the largest over the summaries
+    (the first chunk on ties, as argmax).
     """
     dtype = X.dtype
 
-    def peak(state: tuple[Array, Array, Array, int]) -> tuple[float, int, Array, Array]:
-        X_c, G_c, d_c, offset = state
+    def peak(X_c: Array, G_c: Array, d_c: Array, offset: int) -> tuple:
         if d_c.shape[0] == 0:
             return -float("inf"), -1, X_c[:0], G_c[:0]
         i = int(xp.argmax(d_c))
-        return (
-            float(d_c[i]),
-            offset + i,
-            X_c[i, :],
-            xp.asarray(G_c[i, :], copy=True),
-        )  # a copy: G_c is written later
+        # a copy of G's row: G_c is written later
+        return float(d_c[i]), offset + i, X_c[i, :], xp.asarray(G_c[i, :], copy=True)
 
     def start(chunk: tuple[Array, int]) -> tuple[tuple, tuple]:
         X_c, offset = chunk
-        state = (
-            X_c,
-            xp.zeros((X_c.shape[0], rank), dtype=dtype),
-            _diagonal(kernel, X_c, xp=xp),
-            offset,
-        )
-        return state, (*peak(state), bool(xp.all(xp.isfinite(X_c))))
+        factors = [
+            (xp.zeros((X_c.shape[0], rank), dtype=dtype), _diagonal(kernel, X_c, xp=xp))
+            for kernel, rank in zip(kernels, ranks, strict=True)
+        ]
+        peaks = [peak(X_c, G_c, d_c, offset) for G_c, d_c in factors]
+        return (X_c, offset, factors), (peaks, bool(xp.all(xp.isfinite(X_c))))
 
-    def step(
-        state: tuple[Array, Array, Array, int],
-        x_p: Array,
-        g_p: Array,
-        d_p: float,
-        pivot: int,
-        k: int,
-    ) -> tuple[tuple, tuple]:
-        X_c, G_c, d_c, offset = state
-        col = _as_dtype(kernel._evaluate(X_c, x_p[None, :], xp=xp)[:, 0], dtype, xp=xp)
-        if k > 0:
-            col = col - G_c[:, :k] @ g_p[:k]
-        local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
-        g = scaled_column(col, d_c, xp.asarray(d_p, dtype=dtype), local, xp=xp)
-        G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
-        state = (X_c, G_c, remove_column(d_c, g, local, tol, xp=xp), offset)
-        return state, peak(state)
+    def step(state: tuple, moves: list[tuple | None], tols: list[float]) -> tuple[tuple, tuple]:
+        X_c, offset, factors = state
+        updated, peaks = [], []
+        for kernel, (G_c, d_c), move, tol in zip(kernels, factors, moves, tols, strict=True):
+            if move is not None:
+                x_p, g_p, d_p, pivot, k = move
+                col = _as_dtype(kernel._evaluate(X_c, x_p[None, :], xp=xp)[:, 0], dtype, xp=xp)
+                if k > 0:
+                    col = col - G_c[:, :k] @ g_p[:k]
+                local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
+                g = scaled_column(col, d_c, xp.asarray(d_p, dtype=dtype), local, xp=xp)
+                G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
+                d_c = remove_column(d_c, g, local, tol, xp=xp)
+            updated.append((G_c, d_c))
+            peaks.append(peak(X_c, G_c, d_c, offset))
+        return (X_c, offset, updated), (peaks, True)
 
     states, summaries = step_chunks(start, row_chunks(X))
-    if not all(summary[-1] for summary in summaries):
+    if not all(finite for _, finite in summaries):
         msg = "X must contain only finite values, received NaN or infinity"
         raise ValueError(msg)
-    n = X.shape[0]
-    tol = max(tol, n * xp.finfo(dtype).eps * max(summary[0] for summary in summaries))
-    pivots: list[int] = []
-    landmarks: list[Array] = []
-    L = xp.zeros((rank, rank), dtype=dtype)
-    for k in range(rank):
-        d_p, pivot, x_p, g_p = max(summaries, key=lambda summary: summary[0])[:4]
-        if not d_p > tol:
+    n, q = X.shape[0], len(kernels)
+    eps = xp.finfo(dtype).eps
+    tols = [max(tol, n * eps * max(peaks[j][0] for peaks, _ in summaries)) for j in range(q)]
+    pivots: list[list[int]] = [[] for _ in range(q)]
+    landmarks: list[list[Array]] = [[] for _ in range(q)]
+    Ls = [xp.zeros((rank, rank), dtype=dtype) for rank in ranks]
+    while True:
+        moves: list[tuple | None] = []
+        for j in range(q):
+            k = len(pivots[j])
+            d_p, pivot, x_p, g_p = max((peaks[j] for peaks, _ in summaries), key=lambda p: p[0])
+            if k == ranks[j] or not d_p > tols[j]:  # done: nothing changes it any more
+                moves.append(None)
+                continue
+            Ls[j][k, :k] = g_p[:k]
+            Ls[j][k, k] = d_p**0.5
+            moves.append((x_p, g_p, d_p, pivot, k))
+            pivots[j].append(pivot)
+            landmarks[j].append(x_p)
+        if all(move is None for move in moves):
             break
-        L[k, :k] = g_p[:k]
-        L[k, k] = d_p**0.5
-        states, summaries = step_chunks(step, states, x_p, g_p, d_p, pivot, k)
-        pivots.append(pivot)
-        landmarks.append(x_p)
-    r = len(pivots)
-    rows = X.chunks[0]
-    G = stack_chunks([state[0][1] for state in states], rows, (rank,), X._meta)
-    d = stack_chunks([state[0][2] for state in states], rows, (), X._meta.reshape((0,)))
-    return LowRankFactor(
-        G=G[:, :r],
-        pivots=tuple(pivots),
-        landmarks=xp.stack(landmarks) if landmarks else xp.zeros((0, X.shape[1]), dtype=dtype),
-        kernel=kernel,
-        L=xp.asarray(L[:r, :r], copy=True),
-        projection=None,
-        residual=d,
-        method="icd",
-    )
+        states, summaries = step_chunks(step, states, moves, tols)
+    factors = []
+    rows, meta = X.chunks[0], X._meta
+    for j, kernel in enumerate(kernels):
+        r = len(pivots[j])
+        G = stack_chunks([state[0][2][j][0] for state in states], rows, (ranks[j],), meta)
+        d = stack_chunks([state[0][2][j][1] for state in states], rows, (), meta.reshape((0,)))
+        factors.append(
+            LowRankFactor(
+                G=G[:, :r],
+                pivots=tuple(pivots[j]),
+                landmarks=xp.stack(landmarks[j]) if r else xp.zeros((0, X.shape[1]), dtype=dtype),
+                kernel=kernel,
+                L=xp.asarray(Ls[j][:r, :r], copy=True),
+                projection=None,
+                residual=d,
+                method="icd",
+            )
+        )
+    return factors
