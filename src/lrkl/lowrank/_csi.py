@@ -99,15 +99,15 @@ def csi(
     Notes
     -----
     The choice of each pivot costs ``O(n δ (k + δ + t))``; in total ``O(n r δ (r + δ))`` flops,
-    ``O(n (r + δ))`` kernel evaluations and memory.
-
-    With a row-chunked Dask ``X``, the diagonal and every kernel column are evaluated on X's
-    chunks (one graph per new pivot: about ``r + δ`` graphs), while ``y``, the factor and the
-    rest of the state (n × (r + δ + t)) live in this process: X need not fit here, the factor
-    must. ``G`` and ``residual`` are returned in X's row chunks, like the other factors of a Dask
-    ``X``. Ties go to the lowest index (the reference
+    ``O(n (r + δ))`` kernel evaluations and memory. Ties go to the lowest index (the reference
     Octave code prefers earlier indices unless a later one is larger by a factor 1/0.99; that
     quirk is not reproduced).
+
+    With a row-chunked Dask ``X``, the diagonal and every kernel column are evaluated on X's
+    chunks (for each new pivot one small graph fetches its row and one computes its column:
+    about ``2 (r + δ)`` graphs), while ``y``, the factor and the rest of the state
+    (n × (r + δ + t)) live in this process: X need not fit here, the factor must. ``G`` and
+    ``residual`` are returned in X's row chunks, like the other factors of a Dask ``X``.
 
     Examples
     --------
