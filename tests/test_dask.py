@@ -401,6 +401,33 @@ def test_a_pass_that_fails_leaves_the_estimator_unfitted(client, data):
     assert not hasattr(model, "dual_coef_") and not hasattr(model, "kernel_")
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=10),
+        lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=10, method="nystrom", random_state=0),
+        lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.5), random_state=0),
+    ],
+)
+def test_float32_dask_input_is_fitted_in_float32_like_numpy(client, data, make):
+    X, y, _, yd = data
+    X32 = X.astype(np.float32)
+    ref = make().fit(X32, y)
+    model = make().fit(da.from_array(X32, chunks=CHUNK), yd)
+    predicted = model.predict(da.from_array(X32, chunks=CHUNK)).compute()
+    assert predicted.dtype == ref.predict(X32).dtype == np.float32
+    np.testing.assert_allclose(predicted, ref.predict(X32), atol=1e-4)
+
+
+def test_unknown_chunk_sizes_are_refused_with_a_way_out(data):
+    _, _, Xd, yd = data
+    keep = Xd[:, 0] > -10.0  # every row, but Dask cannot know how many per chunk
+    model = LowRankRidge([Gaussian(gamma=0.5)], rank=10)
+    with pytest.raises(ValueError, match=r"X must have known chunk sizes.*compute_chunk_sizes"):
+        model.fit(Xd[keep], yd[keep])
+    assert not hasattr(model, "coef_")
+
+
 def test_dask_dataframes_are_refused_not_computed_silently(data):
     dd = pytest.importorskip("dask.dataframe")
     X, y, _, _ = data

@@ -70,6 +70,13 @@ def check_rows(X: Array, y: Any = None) -> tuple[Array, Any]:
     if not array_api_compat.is_numpy_array(meta) and not array_api_compat.is_cupy_array(meta):
         msg = f"X must be a Dask array of NumPy or CuPy chunks, received chunks of {type(meta)}"
         raise TypeError(msg)
+    for name, a in (("X", X), ("y", y)):
+        if is_dask_array(a) and any(size != size for size in a.chunks[0]):  # NaN: unknown
+            msg = (
+                f"{name} must have known chunk sizes, received unknown ones (after boolean "
+                f"indexing, or from a DataFrame): call {name}.compute_chunk_sizes() first"
+            )
+            raise ValueError(msg)
     if X.ndim == 2 and len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})  # a row chunk must hold whole rows
     if y is not None:

@@ -35,6 +35,7 @@ from lrkl._backend import (
     device_memory,
     device_of,
     ensure_array,
+    float_dtype,
     get_namespace,
     host_namespace,
     move_to,
@@ -181,7 +182,7 @@ def check_X(
             raise ValueError(msg)
         X, _ = check_rows(X)
         xp = chunk_namespace(X)
-        target = xp.float64 if dtype is None else dtype
+        target = float_dtype(X._meta, xp=xp) if dtype is None else dtype  # as in memory
         return xp, X if X.dtype == target else X.astype(target)
     X = ensure_array(X, name="X")
     if X.ndim != 2:
