@@ -155,10 +155,15 @@ def check_array(
     if x.dtype != target:
         x = xp.astype(x, target)
     # One reduction and one host read: validation is a deliberate synchronisation point.
-    if not bool(xp.all(xp.isfinite(x))):
+    require_finite(bool(xp.all(xp.isfinite(x))), name=name)
+    return x
+
+
+def require_finite(finite: bool, /, *, name: str) -> None:
+    """Raise the ValueError for NaN or infinity in ``name`` unless ``finite``."""
+    if not finite:
         msg = f"{name} must contain only finite values, received NaN or infinity"
         raise ValueError(msg)
-    return x
 
 
 def check_consistent_length(**arrays: Array) -> None:

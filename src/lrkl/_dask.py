@@ -32,6 +32,8 @@ from typing import Any
 
 import array_api_compat
 
+from lrkl._backend import require_finite
+
 Array = Any
 
 #: The estimators whose ``fit`` accepts a row-chunked Dask array.
@@ -130,10 +132,8 @@ def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Arra
     parts = [delayed_call(fn, *chunk) for chunk in zip(*blocks, strict=True)]
     (total,) = dask_compute(tree_sum(parts))
     xp = array_api_compat.array_namespace(*total)
-    if not all(bool(xp.all(xp.isfinite(part))) for part in total):
-        # the data were not validated before the pass: its sums tell
-        msg = "X and y must contain only finite values, received NaN or infinity"
-        raise ValueError(msg)
+    # the data were not validated before the pass: its sums tell
+    require_finite(all(bool(xp.all(xp.isfinite(part))) for part in total), name="X and y")
     return total
 
 

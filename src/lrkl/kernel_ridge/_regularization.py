@@ -348,9 +348,7 @@ class KernelOperator:
         residual ``r − step q`` and ``K̃ᵀ`` of it (``K̃ = S [K 1]``, ``S = diag(root)``)."""
         xp, n = self.xp, self.n
         q = self.matvec(d[:n]) + d[n] if bias else self.matvec(d)
-        q = q if root is None else root * q
-        step = gg / float(xp.sum(q * q))
-        r = r - step * q
+        step, r = _cgls_residual(gg, q if root is None else root * q, r)
         weighted = r if root is None else root * r
         g = self.matvec(weighted)
         return step, r, xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
@@ -390,11 +388,10 @@ class ChunkedKernelOperator(KernelOperator):
         X_all = delayed_call(_stack_rows, *self.blocks)  # gathered once for both products
         q = delayed_call(_stack_rows, *self._lazy_matvec(d[:n], X_all))
         if bias:
-            q = delayed_call(_add_scalar, q, d[n])
-        step = delayed_call(_step, gg, q)
-        r_new = delayed_call(_update, r, step, q)
-        g = self._lazy_matvec(r_new, X_all)
-        step, r, g = dask_compute(step, r_new, g)
+            q = q + d[n]
+        update = delayed_call(_cgls_residual, gg, q, r)
+        g = self._lazy_matvec(update[1], X_all)
+        (step, r), g = dask_compute(update, g)
         g = xp.concat(g)
         return float(step), r, xp.concat([g, xp.reshape(xp.sum(r), (1,))]) if bias else g
 
@@ -408,16 +405,10 @@ def _rows_product(kernel: Kernel, rows: Array, X: Array, v: Array) -> Array:
     return KernelOperator(kernel=kernel, X=X, xp=get_namespace(X)).rows_matvec(rows, v)
 
 
-def _add_scalar(a: Array, b: float) -> Array:
-    return a + b
-
-
-def _step(gg: float, q: Array) -> float:
-    return gg / float(get_namespace(q).sum(q * q))
-
-
-def _update(r: Array, step: float, q: Array) -> Array:
-    return r - step * q
+def _cgls_residual(gg: float, q: Array, r: Array) -> tuple[float, Array]:
+    """CGLS's step ``‖K̃ᵀr‖² / ‖q‖²`` along ``q = K̃ d`` and the new residual ``r − step q``."""
+    step = gg / float(get_namespace(q).sum(q * q))
+    return step, r - step * q
 
 
 def kernel_operator(

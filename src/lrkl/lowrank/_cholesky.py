@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of
+from lrkl._backend import device_of, require_finite
 from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
@@ -126,9 +126,7 @@ def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
         diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), X.dtype)
         finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)
         d, finite = dask_compute(diagonal, finite)
-        if not bool(xp.all(finite)):
-            msg = "X must contain only finite values, received NaN or infinity"
-            raise ValueError(msg)
+        require_finite(bool(xp.all(finite)), name="X")
         return d
     return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), X.dtype, xp=xp), copy=True)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of, get_namespace, require_finite
 from lrkl._checks import check_number
 from lrkl._dask import (
     check_rows,
@@ -159,9 +159,7 @@ def chunked_icd(
         return (X_c, offset, updated), (peaks, True)
 
     states, summaries = step_chunks(start, row_chunks(X))
-    if not all(finite for _, finite in summaries):
-        msg = "X must contain only finite values, received NaN or infinity"
-        raise ValueError(msg)
+    require_finite(all(finite for _, finite in summaries), name="X")
     n, q = X.shape[0], len(kernels)
     eps = xp.finfo(dtype).eps
     tols = [max(tol, n * eps * max(peaks[j][0] for peaks, _ in summaries)) for j in range(q)]
