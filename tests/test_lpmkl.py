@@ -14,6 +14,7 @@ from lrkl.experiments.lpmkl import full_kernel_mkl
 from lrkl.kernels import Gaussian
 from lrkl.lpmkl import (
     SVM_SOLVERS,
+    auto_alpha_scale,
     duality_gap,
     gfb_svm,
     hinge_intercept,
@@ -41,8 +42,9 @@ def _svc_reference(K, y, C):
     return alpha, K @ (y * alpha) + svc.intercept_[0]
 
 
-@pytest.mark.parametrize("variant", ["split", "naive"])
-def test_gfb_solves_the_svm_dual(backend, variant):
+@pytest.mark.parametrize(("variant", "alpha_scale"), [("split", 1.0), ("naive", 1.0),
+                                                     ("split", "auto"), ("naive", 0.3)])  # fmt: skip
+def test_gfb_solves_the_svm_dual(backend, variant, alpha_scale):
     Vs, y = _svm_data()
     d = np.array([0.5, 0.3, 0.2])
     C = 1.0
@@ -51,13 +53,47 @@ def test_gfb_solves_the_svm_dual(backend, variant):
     xp = backend.xp
     problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
     d_b = backend.asarray(d)
-    solution = gfb_svm(problem, d_b, variant=variant, tol=1e-15, max_iter=20000, xp=xp)
+    solution = gfb_svm(
+        problem, d_b, variant=variant, alpha_scale=alpha_scale, tol=1e-15, max_iter=20000, xp=xp
+    )
     assert solution.converged
     np.testing.assert_allclose(to_numpy(solution.alpha), alpha_ref, atol=1e-6)
     decision = to_numpy(solution.decision + solution.intercept)
     np.testing.assert_allclose(decision, decision_ref, atol=1e-6)
     objective_ref = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
     assert svm_dual_objective(solution, problem, xp=xp) == pytest.approx(objective_ref, rel=1e-8)
+
+
+def test_auto_alpha_scale_by_hand(xp, backend):
+    """``min(1, (Σ_k d_k max s_k / C)^{−1/4})`` with s_k the squared column norms of the
+    orthogonalised V_k, i.e. the eigenvalues of V_k V_kᵀ."""
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    bound = sum(dk * np.linalg.eigvalsh(V @ V.T).max() for dk, V in zip(d, Vs, strict=True))
+    for C, expected in ((1.0, bound**-0.25), (1e6, 1.0)):
+        problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
+        scale = auto_alpha_scale(problem, backend.asarray(d), xp=xp)
+        assert scale == pytest.approx(expected, rel=1e-10)
+    assert expected == 1.0 and bound**-0.25 < 1.0
+
+
+def test_a_warm_start_in_another_alpha_scale_goes_on_from_the_same_point(xp, backend):
+    """Iterations in one unit of α continue in another from the same α (the state carries its
+    unit), and reach the exact QP's solution."""
+    Vs, y = _svm_data(seed=3)
+    d = np.array([0.2, 0.5, 0.3])
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    alpha_ref, _ = _svc_reference(K, y, 1.0)
+    problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), 1.0, xp=xp)
+    d_b = backend.asarray(d)
+    first = gfb_svm(problem, d_b, alpha_scale=1.0, tol=0.0, max_iter=50, xp=xp)
+    same = gfb_svm(problem, d_b, alpha_scale=0.25, tol=0.0, max_iter=0, state=first.state, xp=xp)
+    np.testing.assert_allclose(to_numpy(same.alpha), to_numpy(first.alpha), atol=1e-12)
+    done = gfb_svm(
+        problem, d_b, alpha_scale=0.25, tol=1e-15, max_iter=20000, state=first.state, xp=xp
+    )
+    assert done.converged and done.state.alpha_scale == 0.25
+    np.testing.assert_allclose(to_numpy(done.alpha), alpha_ref, atol=1e-6)
 
 
 def test_split_equals_naive_at_convergence(xp, backend):
@@ -331,3 +367,5 @@ def test_bad_input_raises_clear_errors():
         LowRankMKLClassifier(rank=5).fit(X_nan, y)
     with pytest.raises(ValueError, match="Unknown label type"):
         LowRankMKLClassifier(rank=5).fit(X, np.linspace(0, 1, 30))
+    with pytest.raises(ValueError, match=r"'alpha_scale' parameter .* range \(0.0, inf\).* Got 0.0"):
+        LowRankMKLClassifier(rank=5, alpha_scale=0.0).fit(X, y)

@@ -5,6 +5,7 @@ for the sets that are not bundled).
     python benchmarks/scripts/lpmkl_targets.py naive      # split vs naive GFB, m=20, R=500
     python benchmarks/scripts/lpmkl_targets.py exact      # low-rank vs full-kernel MKL
     python benchmarks/scripts/lpmkl_targets.py liblinear  # GFB vs liblinear at equal accuracy
+    python benchmarks/scripts/lpmkl_targets.py scale      # GFB's alpha_scale: 1 against "auto"
 
 Each prints one line per measurement: wall-clock seconds of the solve (the features are built
 once beforehand and timed apart), the objective of (4) at the solution, and test accuracy.
@@ -24,7 +25,7 @@ from lrkl import LowRankMKLClassifier
 from lrkl.datasets import load_lpmkl
 from lrkl.experiments.lpmkl import full_kernel_mkl, paper_kernels
 from lrkl.lowrank import LowRankFeatures
-from lrkl.lpmkl import SVM_SOLVERS, gfb_svm, svm_dual_objective, svm_problem
+from lrkl.lpmkl import SVM_SOLVERS, _gfb, gfb_svm, svm_dual_objective, svm_problem
 
 
 def _subset(name, n, seed):
@@ -166,17 +167,63 @@ def liblinear(args):
                     )
 
 
+def scale(args):
+    """GFB's iterations to relative duality gaps of 1e-2 and 1e-3 (cap 3000) with
+    ``alpha_scale`` 1 (the paper's) and ``"auto"`` for each ``--constants`` value, at
+    d_k = m^{-1/2} (the MKL loop's start at p = 2), for C in ``--Cs``."""
+    m, R = args.kernels, args.ranks[0]
+    counts = {}
+    for name in args.datasets:
+        for n in args.sizes:
+            for seed in args.seeds:
+                X, y = _subset(name, n, seed)
+                for C in args.Cs:
+                    problem, _ = _problem(X, y, m, R, C, seed)
+                    d = np.full(m, m**-0.5)
+                    cells = []
+                    for constant in (None, *args.constants):
+                        label = "1" if constant is None else f"auto c={constant:g}"
+                        if constant is not None:
+                            _gfb.AUTO_SCALE_CONSTANT = constant
+                        hits = _iterations_to_gaps(problem, d, 1.0 if constant is None else "auto")
+                        counts.setdefault(label, []).append(hits)
+                        cells.append(f"{label}: " + "/".join(str(h or ">3000") for h in hits))
+                    print(f"scale {name} n={n} seed={seed} C={C:g} | " + " | ".join(cells))
+    for label, rows in counts.items():
+        totals = [sum(min(row[i] or 3000, 3000) for row in rows) for i in range(2)]
+        missed = [sum(row[i] is None for row in rows) for i in range(2)]
+        print(f"scale TOTAL {label}: iterations to 1e-2 / 1e-3 {totals[0]} / {totals[1]} "
+              f"(cap counted as 3000; not reached {missed[0]} / {missed[1]} of {len(rows)})")
+
+
+def _iterations_to_gaps(problem, d, alpha_scale, gaps=(1e-2, 1e-3), cap=3000):
+    """Iterations of GFB from zero until the relative duality gap first falls below each of
+    ``gaps`` (checked every 10), or None."""
+    hits, state, done = [None] * len(gaps), None, 0
+    while done < cap and None in hits:
+        solution = gfb_svm(
+            problem, d, tol=0.0, max_iter=10, state=state, alpha_scale=alpha_scale, xp=xp
+        )
+        state, done = solution.state, done + 10
+        gap = _gfb.duality_gap(problem, d, solution.alpha, xp=xp)
+        hits = [h if h is not None or gap > g else done for h, g in zip(hits, gaps, strict=True)]
+    return hits
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("target", choices=["ip", "naive", "exact", "liblinear"])
+    parser.add_argument("target", choices=["ip", "naive", "exact", "liblinear", "scale"])
     parser.add_argument("--datasets", nargs="+", default=["svmguide1", "magic"])
     parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 2000])
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1])
     parser.add_argument("--ranks", nargs="+", type=int, default=[100])
     parser.add_argument("--kernels", type=int, default=10)
     parser.add_argument("--p", type=float, default=2.0)
+    parser.add_argument("--Cs", nargs="+", type=float, default=[0.1, 1.0, 10.0, 100.0, 1000.0])
+    parser.add_argument("--constants", nargs="+", type=float, default=[0.1])
     args = parser.parse_args()
-    {"ip": ip, "naive": naive, "exact": exact, "liblinear": liblinear}[args.target](args)
+    targets = {"ip": ip, "naive": naive, "exact": exact, "liblinear": liblinear, "scale": scale}
+    targets[args.target](args)
 
 
 if __name__ == "__main__":

@@ -82,6 +82,13 @@ class LowRankMKLClassifier(LRKLClassifier):
         relative duality gap of (4), checked every 10 iterations, is below ``tol``: a
         guarantee, at the cost of GFB's slow convergence (tens of thousands of iterations where
         the change rule stops after hundreds).
+    alpha_scale : float or "auto", default="auto"
+        GFB's unit ``t`` of α: it iterates on ``α/t``, the same problem in another metric.
+        ``1.0`` is the paper's Algorithm 2; ``"auto"`` sets ``t = min(1, (C/λ)^{1/4})`` from a
+        bound λ on the largest eigenvalue of the combined kernel
+        (:func:`lrkl.lpmkl.auto_alpha_scale`), which reaches a 1 % duality gap in 5.6× fewer
+        iterations than ``1.0`` at C ≤ 10 on svmguide1, mushrooms, magic and adult, and does
+        not help at C ≥ 100 (:ref:`lpmkl-scale`). Other solvers ignore it.
     weight_tol : float, default=1e-4
         The MKL loop stops when no weight changes by more than ``weight_tol`` (the paper's).
     max_iter : int, default=3000
@@ -145,6 +152,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         "solver": [StrOptions(set(SVM_SOLVERS))],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "stop": [StrOptions(set(STOPS))],
+        "alpha_scale": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "weight_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -165,6 +173,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         solver: str = "gfb",
         tol: float = 1e-6,
         stop: str = "change",
+        alpha_scale: float | str = "auto",
         weight_tol: float = 1e-4,
         max_iter: int = 3000,
         max_outer_iter: int = 500,
@@ -182,6 +191,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.solver = solver
         self.tol = tol
         self.stop = stop
+        self.alpha_scale = alpha_scale
         self.weight_tol = weight_tol
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
@@ -234,6 +244,7 @@ class LowRankMKLClassifier(LRKLClassifier):
                 solver=self.solver,
                 tol=float(self.tol),
                 stop=self.stop,
+                alpha_scale=self.alpha_scale,
                 weight_tol=float(self.weight_tol),
                 max_iter=int(self.max_iter),
                 max_outer_iter=int(self.max_outer_iter),

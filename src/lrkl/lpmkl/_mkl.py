@@ -49,7 +49,7 @@ def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: M
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
-    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change"):
+    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change", alpha_scale=1.0):
         return gfb_svm(
             problem,
             d,
@@ -58,6 +58,7 @@ def _gfb(variant: str) -> Callable[..., SVMSolution]:
             tol=tol,
             max_iter=max_iter,
             stop=stop,
+            alpha_scale=alpha_scale,
             state=state,
             xp=xp,
         )
@@ -66,7 +67,7 @@ def _gfb(variant: str) -> Callable[..., SVMSolution]:
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
-    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change"):
+    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change", alpha_scale=1.0):
         from lrkl.lpmkl import _host_solvers
 
         return getattr(_host_solvers, name)(
@@ -77,8 +78,9 @@ def _host(name: str) -> Callable[..., SVMSolution]:
 
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
-#: max_iter, eta, xp, stop="change") -> SVMSolution``; ``stop`` is GFB's rule (``"change"`` or
-#: ``"gap"``), the other two stop by their own criteria. They run on NumPy only.
+#: max_iter, eta, xp, stop="change", alpha_scale=1.0) -> SVMSolution``; ``stop`` and
+#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.gfb_svm`), the other two stop by their own
+#: criteria and run on NumPy only.
 SVM_SOLVERS: dict[str, Callable[..., SVMSolution]] = {
     "gfb": _gfb("split"),
     "gfb_naive": _gfb("naive"),
@@ -121,6 +123,7 @@ def lp_mkl(
     max_outer_iter: int = 100,
     eta: float = 0.0,
     stop: str = "change",
+    alpha_scale: float | str = 1.0,
     weights: Array | None = None,
     paper_norms: bool = False,
     callback: Callable[[MKLState], bool] | None = None,
@@ -131,7 +134,8 @@ def lp_mkl(
     ``max |Δd| < weight_tol`` (the paper's rule), after ``max_outer_iter`` updates, or when
     ``callback`` returns True.
 
-    ``tol``, ``max_iter`` and ``stop`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
+    ``tol``, ``max_iter``, ``stop`` and ``alpha_scale`` are the SVM solver's
+    (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
     m = problem.V.shape[0]
@@ -149,7 +153,15 @@ def lp_mkl(
     n_iter = 0
     for n_iter in range(1, max_outer_iter + 1):
         solution = solve(
-            problem, d, state=state, tol=tol, max_iter=max_iter, eta=eta, stop=stop, xp=xp
+            problem,
+            d,
+            state=state,
+            tol=tol,
+            max_iter=max_iter,
+            eta=eta,
+            stop=stop,
+            alpha_scale=alpha_scale,
+            xp=xp,
         )
         state = solution.state
         svm_iterations += solution.n_iter
