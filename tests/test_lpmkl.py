@@ -42,8 +42,9 @@ def _svc_reference(K, y, C):
     return alpha, K @ (y * alpha) + svc.intercept_[0]
 
 
-@pytest.mark.parametrize(("variant", "alpha_scale"), [("split", 1.0), ("naive", 1.0),
-                                                     ("split", "auto"), ("naive", 0.3)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("variant", "alpha_scale"), [("split", 1.0), ("naive", 1.0), ("split", "auto"), ("naive", 0.3)]
+)
 def test_gfb_solves_the_svm_dual(backend, variant, alpha_scale):
     Vs, y = _svm_data()
     d = np.array([0.5, 0.3, 0.2])
@@ -367,5 +368,5 @@ def test_bad_input_raises_clear_errors():
         LowRankMKLClassifier(rank=5).fit(X_nan, y)
     with pytest.raises(ValueError, match="Unknown label type"):
         LowRankMKLClassifier(rank=5).fit(X, np.linspace(0, 1, 30))
-    with pytest.raises(ValueError, match=r"'alpha_scale' parameter .* range \(0.0, inf\).* Got 0.0"):
+    with pytest.raises(ValueError, match=r"'alpha_scale' parameter .* \(0.0, inf\).* Got 0.0"):
         LowRankMKLClassifier(rank=5, alpha_scale=0.0).fit(X, y)

@@ -101,3 +101,31 @@ class Iterations:
         return self.fitted.n_iter_
 
     track_weight_updates.unit = "weight updates"
+
+
+class IterationsToGap:
+    """GFB iterations from zero to a 1 % relative duality gap (``stop="gap"``, at most 5000) in
+    the paper's unit of α and in ``alpha_scale="auto"``'s, on the Nyström features of
+    :class:`Fit`'s data (7 kernels, R = 50, n = 1000, d_k = 7^{-1/2}), at C = 1 and 10."""
+
+    params = (["1", "auto"], [1.0, 10.0])
+    param_names = ["alpha_scale", "C"]
+    timeout = 300
+
+    def setup(self, alpha_scale, C):
+        from lrkl.lowrank import LowRankFeatures
+
+        X = gaussian_inputs(1_000, 5)
+        y = np.where(np.sum(X[:, :2] ** 2, axis=1) > 2.0, 1.0, -1.0)
+        features = LowRankFeatures(rank=50, random_state=0).fit(X)
+        self.problem = svm_problem([f.G for f in features.factors_], y, C, xp=np)
+        self.d = np.full(len(features.factors_), len(features.factors_) ** -0.5)
+
+    def track_iterations(self, alpha_scale, C):
+        scale = 1.0 if alpha_scale == "1" else "auto"
+        solution = gfb_svm(
+            self.problem, self.d, stop="gap", tol=1e-2, max_iter=5000, alpha_scale=scale, xp=np
+        )
+        return solution.n_iter
+
+    track_iterations.unit = "GFB iterations"
