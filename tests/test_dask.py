@@ -419,7 +419,10 @@ def test_float32_dask_input_is_fitted_in_float32_like_numpy(client, data, make):
     model = make().fit(da.from_array(X32, chunks=CHUNK), yd)
     predicted = model.predict(da.from_array(X32, chunks=CHUNK)).compute()
     assert predicted.dtype == ref.predict(X32).dtype == np.float32
-    np.testing.assert_allclose(predicted, ref.predict(X32), atol=1e-4)
+    # Equal to float32 rounding: the sums over chunks run in another order, which can move
+    # SLKL's solution by as much as float32 moves it from float64's (up to 2.7e-4 on y ≈ 2 in
+    # six draws of these data; ICD and Nyström within 2e-6).
+    np.testing.assert_allclose(predicted, ref.predict(X32), atol=5e-4)
 
 
 def test_unknown_chunk_sizes_are_refused_with_a_way_out(data):
