@@ -79,6 +79,10 @@ def interior_point(
     settings.verbose = False
     settings.max_iter = int(max_iter)
     settings.tol_gap_rel = settings.tol_gap_abs = settings.tol_feas = float(tol)
+    # faer's supernodal LDLᵀ: the R·m columns of B make the KKT matrix's Schur complement dense,
+    # which QDLDL (the default) factorises column by column: at n = 500, R = 500, m = 10,
+    # 53 s against 14.9 s, and over 50 min at n = 2000.
+    settings.direct_solve_method = "faer"
     cones = [clarabel.ZeroConeT(k + 1), clarabel.NonnegativeConeT(2 * n)]
     result = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
     converged = result.status in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
