@@ -14,6 +14,7 @@ objective need not decrease (``paper_norms=True`` reproduces it; :ref:`lpmkl-err
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -49,21 +50,7 @@ def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: M
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
-    def solve(problem, d, *, state, tol, max_iter, eta, xp, stop="change", alpha_scale=1.0):
-        return gfb_svm(
-            problem,
-            d,
-            variant=variant,
-            eta=eta,
-            tol=tol,
-            max_iter=max_iter,
-            stop=stop,
-            alpha_scale=alpha_scale,
-            state=state,
-            xp=xp,
-        )
-
-    return solve
+    return functools.partial(gfb_svm, variant=variant)
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
