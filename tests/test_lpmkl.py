@@ -192,6 +192,17 @@ def test_host_solvers_solve_the_svm(solver):
         np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)
 
 
+def test_interior_point_names_the_clarabel_it_needs(monkeypatch):
+    clarabel = pytest.importorskip("clarabel")
+    monkeypatch.setattr(clarabel, "__version__", "0.9.2")
+    Vs, y = _svm_data()
+    problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
+    with pytest.raises(ImportError, match=r"clarabel>=0.11 .*found clarabel 0.9.2"):
+        SVM_SOLVERS["interior_point"](
+            problem, np.full(3, 1 / 3), state=None, tol=1e-4, max_iter=10, eta=0.0, xp=_np_xp()
+        )
+
+
 def test_host_solvers_refuse_other_backends(backend):
     if backend.name == "numpy":
         pytest.skip("the host solvers take NumPy arrays")

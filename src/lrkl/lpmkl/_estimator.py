@@ -65,7 +65,7 @@ class LowRankMKLClassifier(LRKLClassifier):
     solver : {"gfb", "gfb_naive", "interior_point", "liblinear"}, default="gfb"
         The SVM solver: GFB on the paper's ``m + 2`` constraint sets; GFB on one affine set of
         all ``R·m + 1`` equalities (its ``(R·m + 1)²`` system factorised per weight update, for
-        comparison); Clarabel's interior-point method on (6) (``pip install clarabel``); or
+        comparison); Clarabel's interior-point method on (6) (``pip install "clarabel>=0.11"``); or
         scikit-learn's ``LinearSVC`` on the stacked ``√d_k V_k`` (hinge loss, its intercept
         lightly regularised). The last two run on NumPy arrays only.
     tol : float, default=1e-6

@@ -2,8 +2,9 @@
 (Clarabel) on the split form (6), and liblinear (scikit-learn's ``LinearSVC``) on the stacked
 features ``[√d_1 V_1 … √d_m V_m]``. Both take NumPy arrays only: they are host libraries.
 
-- **Clarabel** (``pip install clarabel``; Apache-2.0) is a maintained primal-dual interior-point
-  solver for convex QPs and cone programs, with a sparse LDLᵀ of the KKT system: problem (6)
+- **Clarabel** (``pip install "clarabel>=0.11"``; Apache-2.0) is a maintained primal-dual
+  interior-point solver for convex QPs and cone programs, with a sparse LDLᵀ of the KKT system
+  (faer's supernodal one, from 0.11): problem (6)
   has a diagonal Hessian and a dense ``(R·m + 1) × (R·m + n)`` equality block, which it takes as
   given (the paper used its own Mehrotra predictor-corrector, which it did not publish). It is
   chosen over cvxopt for its maintained wheels and its support of an explicit ``tol``.
@@ -57,6 +58,13 @@ def interior_point(
     (``state`` is ignored: interior-point methods do not warm-start)."""
     _require_numpy(problem, "interior_point")
     import clarabel
+
+    if tuple(int(part) for part in clarabel.__version__.split(".")[:2]) < (0, 11):
+        msg = (
+            f"solver='interior_point' needs clarabel>=0.11 (its faer factorisation), found "
+            f'clarabel {clarabel.__version__}: pip install "clarabel>=0.11"'
+        )
+        raise ImportError(msg)
 
     m, n, R = problem.V.shape
     k = m * R
