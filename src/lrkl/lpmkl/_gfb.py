@@ -327,9 +327,8 @@ def gfb_svm(
                 converged = True
                 break
             continue
-        alpha = t * beta
-        objective = float(
-            0.5 * xp.sum(gamma * gamma) + 0.5 * eta * xp.sum(alpha * alpha) - xp.sum(alpha)
+        objective = float(  # (6) at α = tβ
+            0.5 * xp.sum(gamma * gamma) + 0.5 * eta * t * t * xp.sum(beta * beta) - t * xp.sum(beta)
         )
         if previous is not None and abs(objective - previous) <= tol * abs(previous):
             converged = True
