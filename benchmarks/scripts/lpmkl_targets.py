@@ -26,7 +26,14 @@ from lrkl import LowRankMKLClassifier
 from lrkl.datasets import load_lpmkl
 from lrkl.experiments.lpmkl import full_kernel_mkl, paper_kernels
 from lrkl.lowrank import LowRankFeatures
-from lrkl.lpmkl import SVM_SOLVERS, _gfb, gfb_svm, svm_dual_objective, svm_problem
+from lrkl.lpmkl import (
+    SVM_SOLVERS,
+    auto_alpha_scale,
+    duality_gap,
+    gfb_svm,
+    svm_dual_objective,
+    svm_problem,
+)
 
 
 def _subset(name, n, seed):
@@ -185,9 +192,12 @@ def scale(args):
                     cells = []
                     for constant in (None, *args.constants):
                         label = "1" if constant is None else f"auto c={constant:g}"
-                        if constant is not None:
-                            _gfb.AUTO_SCALE_CONSTANT = constant
-                        hits = _iterations_to_gaps(problem, d, 1.0 if constant is None else "auto")
+                        scale = (
+                            1.0
+                            if constant is None
+                            else auto_alpha_scale(problem, d, constant=constant, xp=xp)
+                        )
+                        hits = _iterations_to_gaps(problem, d, scale)
                         counts.setdefault(label, []).append(hits)
                         cells.append(f"{label}: " + "/".join(str(h or ">3000") for h in hits))
                     print(f"scale {name} n={n} seed={seed} C={C:g} | " + " | ".join(cells))
@@ -249,7 +259,7 @@ def _iterations_to_gaps(problem, d, alpha_scale, gaps=(1e-2, 1e-3), cap=3000):
             problem, d, tol=0.0, max_iter=10, state=state, alpha_scale=alpha_scale, xp=xp
         )
         state, done = solution.state, done + 10
-        gap = _gfb.duality_gap(problem, d, solution.alpha, xp=xp)
+        gap = duality_gap(problem, d, solution.alpha, xp=xp)
         hits = [h if h is not None or gap > g else done for h, g in zip(hits, gaps, strict=True)]
     return hits
 

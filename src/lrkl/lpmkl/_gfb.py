@@ -126,11 +126,13 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
     return SVMProblem(xp.stack(rotated), xp.stack(norms), y, float(C), tuple(rotations))
 
 
-def auto_alpha_scale(problem: SVMProblem, d: Array, *, xp: ModuleType) -> float:
+def auto_alpha_scale(
+    problem: SVMProblem, d: Array, *, constant: float = AUTO_SCALE_CONSTANT, xp: ModuleType
+) -> float:
     """The unit ``t`` of α in which GFB converges fast: ``t = min(1, (c·λ/C)^{−1/4})``, with
     ``λ = Σ_k d_k max(s_k)`` (an upper bound on the largest eigenvalue of ``K_d``, close to it
     when the kernels' top eigenvectors are alike, as for Gaussian kernels of several widths)
-    and c = :data:`AUTO_SCALE_CONSTANT`.
+    and c = ``constant`` (:data:`AUTO_SCALE_CONSTANT`, the one ``alpha_scale="auto"`` uses).
 
     GFB on ``β = α/t`` is GFB in another metric: the curvature becomes ``t²·Y K_d Y`` against
     a linear term ``t·1``, while the step stays ζ = 1. As for the penalty of ADMM, the iteration
@@ -142,7 +144,7 @@ def auto_alpha_scale(problem: SVMProblem, d: Array, *, xp: ModuleType) -> float:
     bound = float(xp.sum(d * xp.max(problem.s, axis=1)))
     if bound <= 0.0:
         return 1.0
-    return min(1.0, (AUTO_SCALE_CONSTANT * bound / problem.C) ** -0.25)
+    return min(1.0, (constant * bound / problem.C) ** -0.25)
 
 
 def _kernel_products(problem: SVMProblem, alpha: Array, *, xp: ModuleType) -> Array:
