@@ -4,6 +4,8 @@ reference (SVC alternated with eq. (3)), and the estimator on every backend."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from sklearn.svm import SVC
@@ -192,12 +194,17 @@ def test_host_solvers_solve_the_svm(solver):
         np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)
 
 
-def test_interior_point_names_the_clarabel_it_needs(monkeypatch):
-    clarabel = pytest.importorskip("clarabel")
-    monkeypatch.setattr(clarabel, "__version__", "0.9.2")
+@pytest.mark.parametrize(
+    ("installed", "found"), [("0.9.2", "found clarabel 0.9.2"), (None, "none installed")]
+)
+def test_interior_point_names_the_clarabel_it_needs(monkeypatch, installed, found):
+    if installed is None:
+        monkeypatch.setitem(sys.modules, "clarabel", None)  # import clarabel raises ImportError
+    else:
+        monkeypatch.setattr(pytest.importorskip("clarabel"), "__version__", installed)
     Vs, y = _svm_data()
     problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
-    with pytest.raises(ImportError, match=r"clarabel>=0.11 .*found clarabel 0.9.2"):
+    with pytest.raises(ImportError, match=rf"clarabel>=0\.11 .*, {found}: pip install"):
         SVM_SOLVERS["interior_point"](
             problem, np.full(3, 1 / 3), state=None, tol=1e-4, max_iter=10, eta=0.0, xp=_np_xp()
         )

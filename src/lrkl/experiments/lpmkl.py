@@ -54,6 +54,7 @@ from lrkl.experiments._common import (
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank import LowRankFeatures
 from lrkl.lpmkl import SVM_SOLVERS, LowRankMKLClassifier, svm_dual_objective, svm_problem
+from lrkl.lpmkl._host_solvers import require_clarabel
 
 DESCRIPTION = "ℓp-norm MKL with low-rank kernels (Rakotomamonjy & Chanda): Figures 1–7"
 
@@ -641,8 +642,7 @@ def run(args: argparse.Namespace) -> int:
         )
         raise SystemExit(msg)
     try:
-        import clarabel  # noqa: F401
-
+        require_clarabel()
         with_ip = xp.__name__.split(".")[-1] == "numpy"
     except ImportError:
         with_ip = False

@@ -26,12 +26,43 @@ import scipy.sparse
 
 from lrkl.lpmkl._gfb import SVMProblem, SVMSolution, dual_solution
 
-__all__ = ["INTERCEPT_SCALING", "interior_point", "liblinear"]
+__all__ = [
+    "CLARABEL_MIN_VERSION",
+    "INTERCEPT_SCALING",
+    "interior_point",
+    "liblinear",
+    "require_clarabel",
+]
 
 Array = Any
 
 #: ``intercept_scaling`` of the ``liblinear`` solver: the intercept's penalty is ``b²/(2·s²)``.
 INTERCEPT_SCALING = 10.0
+
+
+#: The oldest Clarabel the interior point accepts: from 0.11 its LDLᵀ is faer's supernodal one;
+#: older ones factorise (6)'s dense equality block by QDLDL, hours where faer takes minutes.
+CLARABEL_MIN_VERSION = (0, 11)
+
+
+def require_clarabel() -> ModuleType:
+    """Clarabel, or an ImportError naming the version needed, the one found and the install
+    line (pyproject's ``qp`` extra asks for the same version)."""
+    wanted = ".".join(map(str, CLARABEL_MIN_VERSION))
+    try:
+        import clarabel
+    except ImportError:
+        found = "none installed"
+    else:
+        version = tuple(int(part) for part in clarabel.__version__.split(".")[:2])
+        if version >= CLARABEL_MIN_VERSION:
+            return clarabel
+        found = f"found clarabel {clarabel.__version__}"
+    msg = (
+        f"solver='interior_point' needs clarabel>={wanted} (its faer factorisation), {found}: "
+        f'pip install "clarabel>={wanted}"'
+    )
+    raise ImportError(msg)
 
 
 def _require_numpy(problem: SVMProblem, solver: str) -> None:
@@ -57,14 +88,7 @@ def interior_point(
     """Problem (6) by Clarabel's interior-point method, to relative gap and feasibility ``tol``
     (``state`` is ignored: interior-point methods do not warm-start)."""
     _require_numpy(problem, "interior_point")
-    import clarabel
-
-    if tuple(int(part) for part in clarabel.__version__.split(".")[:2]) < (0, 11):
-        msg = (
-            f"solver='interior_point' needs clarabel>=0.11 (its faer factorisation), found "
-            f'clarabel {clarabel.__version__}: pip install "clarabel>=0.11"'
-        )
-        raise ImportError(msg)
+    clarabel = require_clarabel()
 
     m, n, R = problem.V.shape
     k = m * R
