@@ -1,10 +1,12 @@
-"""Development sessions: ``nox -s tests`` (default), tests_torch, tests_array_api, tests_cupy,
-tests_slow, lint, docs, bench."""
+"""Development sessions: ``nox -s tests`` (default), tests_blas, tests_torch, tests_array_api,
+tests_cupy, tests_slow, lint, docs, bench."""
 
 from __future__ import annotations
 
+import platform
 import shutil
 import subprocess
+from pathlib import Path
 
 import nox
 
@@ -21,12 +23,42 @@ def _has_nvidia_gpu() -> bool:
     return subprocess.run(["nvidia-smi", "-L"], capture_output=True, check=False).returncode == 0
 
 
+def _has_avx512() -> bool:
+    cpuinfo = Path("/proc/cpuinfo")
+    return cpuinfo.exists() and "avx512f" in cpuinfo.read_text()
+
+
+def _openblas_kernels() -> list[str]:
+    """The OpenBLAS kernels ``tests_blas`` forces: Prescott (the oldest x86-64 one) anywhere on
+    x86-64, SkylakeX only where the CPU has AVX-512 (forcing it elsewhere crashes)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return []
+    return ["Prescott", *(["SkylakeX"] if _has_avx512() else [])]
+
+
+def _run_tests(session: nox.Session, env: dict[str, str] | None = None) -> None:
+    session.run(*PYTEST, "-m", "not slow", *session.posargs, env=env)
+    session.run(*PYTEST, "--doctest-modules", "src/lrkl", "-p", "no:cacheprovider", env=env)
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
     """The default test run: NumPy and array-api-strict (both devices); slow tests excluded."""
     session.install(".[test]")
-    session.run(*PYTEST, "-m", "not slow", *session.posargs)
-    session.run(*PYTEST, "--doctest-modules", "src/lrkl", "-p", "no:cacheprovider")
+    _run_tests(session)
+
+
+@nox.session
+def tests_blas(session: nox.Session) -> None:
+    """The default test run again under other OpenBLAS kernels (``OPENBLAS_CORETYPE``): a result
+    that turns on the last bits of one CPU's BLAS fails here rather than on a user's machine."""
+    kernels = _openblas_kernels()
+    if not kernels:
+        session.skip(f"OPENBLAS_CORETYPE names x86-64 kernels; this is {platform.machine()}")
+    session.install(".[test]")
+    for kernel in kernels:
+        session.log(f"OPENBLAS_CORETYPE={kernel}")
+        _run_tests(session, env={"OPENBLAS_CORETYPE": kernel})
 
 
 @nox.session

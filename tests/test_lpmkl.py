@@ -22,9 +22,11 @@ from lrkl.lpmkl import (
     hinge_intercept,
     lp_mkl,
     lp_weights,
+    mkl_duality_gap,
     svm_dual_objective,
     svm_problem,
 )
+from lrkl.lpmkl._gfb import dual_solution
 
 
 def _svm_data(n=40, m=3, R=20, seed=0):
@@ -388,3 +390,90 @@ def test_bad_input_raises_clear_errors():
         LowRankMKLClassifier(rank=5).fit(X, np.linspace(0, 1, 30))
     with pytest.raises(ValueError, match=r"'alpha_scale' parameter .* \(0.0, inf\).* Got 0.0"):
         LowRankMKLClassifier(rank=5, alpha_scale=0.0).fit(X, y)
+
+
+def _exact_mkl(seed=2, n=30, C=10.0, p=1.5):
+    """Exact factors of three Gaussian kernels, and the full-kernel MKL's weights, dual point
+    and objective (SVC alternated with eq. (3) to 1e-10): the independent optimum."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
+    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
+    factors = []
+    for K in Ks:
+        s, U = np.linalg.eigh(K)
+        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    d, svc, _ = full_kernel_mkl(Ks, y, C, p, weight_tol=1e-10, svc_tol=1e-12, max_iter=300)
+    beta = np.zeros(n)
+    beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i
+    K_d = sum(dk * K for dk, K in zip(d, Ks, strict=True))
+    decision = K_d @ beta + svc.intercept_[0]
+    objective = 0.5 * beta @ K_d @ beta + C * np.sum(np.clip(1 - y * decision, 0, None))
+    return factors, y, d, np.abs(beta), objective
+
+
+@pytest.mark.parametrize("p", [1.0, 1.5, 3.0])
+def test_mkl_duality_gap_is_zero_at_the_exact_mkl_and_positive_elsewhere(p):
+    factors, y, d, alpha, _ = _exact_mkl()  # the optimum at p = 1.5
+    problem = svm_problem(factors, y, 10.0, xp=_np_xp())
+    if p == 1.5:
+        exact = dual_solution(problem, d, alpha, 0, True, None, xp=_np_xp())
+        assert 0 <= mkl_duality_gap(problem, exact, p, xp=_np_xp()) < 1e-5
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        weights = rng.uniform(0.1, 1.0, size=3)
+        weights /= np.linalg.norm(weights, ord=p)
+        point = rng.uniform(0, 10.0, size=y.shape[0])
+        solution = dual_solution(problem, weights, point, 0, False, None, xp=_np_xp())
+        assert mkl_duality_gap(problem, solution, p, xp=_np_xp()) > 1e-3
+
+
+def test_gap_rule_certifies_the_exact_mkl_objective():
+    """stop="gap": the fit stops with an MKL gap ≤ tol, and then its objective is within tol
+    (relative) of the full-kernel MKL's optimum and its weights near that MKL's."""
+    factors, y, d_ref, _, optimum = _exact_mkl()
+    problem = svm_problem(factors, y, 10.0, xp=_np_xp())
+    for tol in (1e-2, 1e-4):
+        result = lp_mkl(problem, 1.5, stop="gap", tol=tol, max_iter=100000, xp=_np_xp())
+        assert result.converged
+        gap = mkl_duality_gap(problem, result.solution, 1.5, xp=_np_xp())
+        assert gap <= tol
+        assert abs(result.objectives[-1] - optimum) <= 2 * tol * optimum
+    np.testing.assert_allclose(result.weights, d_ref, atol=2e-2)
+
+
+@pytest.mark.parametrize("solver", ["gfb", "gfb_naive"])
+def test_gap_rule_does_not_hang_on_the_last_bits(solver):
+    """scikit-learn's check_fit_idempotent data (100 rows near 100, random labels, a Gaussian and
+    a linear kernel): the weight-change rule converged or not by the BLAS kernel; the gap rule
+    stops, and a fit on data perturbed by one ulp stops at the same update within one."""
+    rng = np.random.RandomState(0)
+    X = rng.normal(loc=100, size=(80, 2))
+    y = rng.randint(0, 2, size=80)
+    params = dict(kernels=[Gaussian(0.1), "linear"], p=1.2, rank=5, solver=solver, random_state=0)
+    fits = [
+        LowRankMKLClassifier(**params).fit(X_, y) for X_ in (X, np.nextafter(X, np.inf))
+    ]  # a ConvergenceWarning would fail the test (warnings are errors)
+    assert abs(fits[0].n_iter_ - fits[1].n_iter_) <= 1
+    np.testing.assert_allclose(fits[0].weights_, fits[1].weights_, atol=1e-2)
+
+
+def test_non_finite_iterates_stop_with_the_parameter_named():
+    X, y = _classification(n=40)
+    with pytest.raises(ValueError, match=r"alpha_scale must .* received 1e\+300"):
+        LowRankMKLClassifier(rank=5, alpha_scale=1e300).fit(X, y)
+    with pytest.raises(ValueError, match=r"alpha_scale must .* received 1e\+300"):
+        LowRankMKLClassifier(rank=5, alpha_scale=1e300, stop="change").fit(X, y)
+
+
+def test_large_eta_takes_a_step_that_converges():
+    """ζ = 1/max(1, ηt²): at η = 100 GFB converges to the exact SVM with kernel K_d + ηI."""
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.2])
+    eta = 100.0
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True)) + eta * np.eye(y.shape[0])
+    alpha_ref, _ = _svc_reference(K, y, 1.0)
+    problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
+    solution = gfb_svm(problem, d, eta=eta, stop="gap", tol=1e-10, max_iter=100000, xp=_np_xp())
+    assert solution.converged
+    np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)

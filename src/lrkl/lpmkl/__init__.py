@@ -14,7 +14,15 @@ from lrkl.lpmkl._gfb import (
     svm_dual_objective,
     svm_problem,
 )
-from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLResult, MKLState, lp_mkl, lp_weights, mkl_objective
+from lrkl.lpmkl._mkl import (
+    SVM_SOLVERS,
+    MKLResult,
+    MKLState,
+    lp_mkl,
+    lp_weights,
+    mkl_duality_gap,
+    mkl_objective,
+)
 
 __all__ = [
     "SVM_SOLVERS",
@@ -30,6 +38,7 @@ __all__ = [
     "hinge_intercept",
     "lp_mkl",
     "lp_weights",
+    "mkl_duality_gap",
     "mkl_objective",
     "svm_dual_objective",
     "svm_problem",

@@ -28,6 +28,7 @@ kernel ``k``'s affine set costs two products with ``V_k`` and no solve, for ever
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -244,7 +245,7 @@ def gfb_svm(
     variant: str = "split",
     box_update: str = "gfb",
     eta: float = 0.0,
-    step: float = 1.0,
+    step: float | None = None,
     relaxation: float = 1.0,
     tol: float = 1e-4,
     max_iter: int = 3000,
@@ -270,7 +271,9 @@ def gfb_svm(
     eta : float
         Remark 1's ``η/2 ‖α‖²``.
     step, relaxation : float
-        ``ζ ∈ (0, 2/L)`` with ``L = max(1, η)``, and ``λ ∈ (0, 1]``; the paper takes 1 and 1.
+        ``ζ ∈ (0, 2/L)`` with ``L = max(1, η t²)`` (``t`` the unit of α below), and
+        ``λ ∈ (0, 1]``; the paper takes 1 and 1. ``step=None`` means ``1/L``: the paper's 1
+        unless ``η t² > 1``, where a unit step diverges.
     tol, max_iter : float, int
         The stopping tolerance, and the iteration cap (the paper: 1e-4 and 3000).
     stop : {"change", "gap"}
@@ -298,11 +301,19 @@ def gfb_svm(
     dev = device_of(d)
     dtype = problem.V.dtype
     t = auto_alpha_scale(problem, d, xp=xp) if alpha_scale == "auto" else float(alpha_scale)
+    if not (0.0 < t * t < math.inf and math.isfinite(problem.C / t)):
+        msg = (
+            f"alpha_scale must be a positive number whose square and C/alpha_scale are finite "
+            f"floats (about 1e-150 to 1e150), received {alpha_scale!r}"
+        )
+        raise ValueError(msg)
     # In β = α/t: γ_k = √(t² d_k) V_kᵀYβ, 0 ≤ β ≤ C/t, objective ½‖γ‖² + ηt²/2‖β‖² − t·1ᵀβ.
     projections = (_split_projections if variant == "split" else _naive_projections)(
         problem._replace(C=problem.C / t), t * t * d, xp=xp
     )
     sets = projections.n_sets
+    if step is None:
+        step = 1.0 / max(1.0, eta * t * t)
     if state is None or state.Z_alpha.shape[0] != sets:
         state = GFBState(
             xp.zeros((sets, m, R), dtype=dtype, device=dev),
@@ -325,13 +336,18 @@ def gfb_svm(
             Za = xp.concat([Za[:-1, ...], Pa[-1:, ...]], axis=0)
         gamma, beta = xp.mean(Zg, axis=0), xp.mean(Za, axis=0)
         if stop == "gap":
-            if n_iter % GAP_EVERY == 0 and duality_gap(problem, d, t * beta, eta=eta, xp=xp) <= tol:
+            if n_iter % GAP_EVERY:
+                continue
+            gap = duality_gap(problem, d, t * beta, eta=eta, xp=xp)
+            _require_finite(gap, n_iter, eta, t)
+            if gap <= tol:
                 converged = True
                 break
             continue
         objective = float(  # (6) at α = tβ
             0.5 * xp.sum(gamma * gamma) + 0.5 * eta * t * t * xp.sum(beta * beta) - t * xp.sum(beta)
         )
+        _require_finite(objective, n_iter, eta, t)
         if previous is not None and abs(objective - previous) <= tol * abs(previous):
             converged = True
             break
@@ -343,6 +359,18 @@ def gfb_svm(
         else xp.clip(alpha, min=0.0, max=problem.C)
     )
     return dual_solution(problem, d, alpha, n_iter, converged, GFBState(Zg, Za, t), xp=xp)
+
+
+def _require_finite(value: float, n_iter: int, eta: float, alpha_scale: float) -> None:
+    """Stop an iteration whose state over- or underflowed with an error naming the parameters
+    that scale it, instead of iterating on NaN."""
+    if not math.isfinite(value):
+        msg = (
+            f"GFB's iterates became non-finite ({value}) at iteration {n_iter}: the problem's "
+            f"scale overflows the floating-point range (eta={eta!r}, alpha_scale={alpha_scale!r}"
+            "); use smaller values"
+        )
+        raise ValueError(msg)
 
 
 def _feasible(alpha: Array, problem: SVMProblem, *, xp: ModuleType) -> Array:

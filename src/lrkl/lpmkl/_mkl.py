@@ -15,14 +15,30 @@ objective need not decrease (``paper_norms=True`` reproduces it; :ref:`lpmkl-err
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import device_of
-from lrkl.lpmkl._gfb import SVMProblem, SVMSolution, gfb_svm
+from lrkl.lpmkl._gfb import (
+    SVMProblem,
+    SVMSolution,
+    _feasible,
+    _kernel_products,
+    gfb_svm,
+    hinge_intercept,
+)
 
-__all__ = ["SVM_SOLVERS", "MKLResult", "MKLState", "lp_mkl", "lp_weights", "mkl_objective"]
+__all__ = [
+    "SVM_SOLVERS",
+    "MKLResult",
+    "MKLState",
+    "lp_mkl",
+    "lp_weights",
+    "mkl_duality_gap",
+    "mkl_objective",
+]
 
 Array = Any
 
@@ -49,6 +65,53 @@ def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: M
     return float(0.5 * xp.sum(ratio) + problem.C * hinge)
 
 
+def _power_mean_norm(values: Array, power: float, *, xp: ModuleType) -> Array:
+    """``(Σ_k v_k^power)^{1/power}`` of non-negative ``values``, scaled by their maximum so that
+    no power over- or underflows; ``power = inf`` is the maximum."""
+    top = xp.max(values)
+    if power == float("inf"):
+        return top
+    ratio = values / xp.where(top > 0, top, 1.0)
+    return top * xp.sum(ratio**power) ** (1.0 / power)
+
+
+def mkl_duality_gap(
+    problem: SVMProblem, solution: SVMSolution, p: float, *, eta: float = 0.0, xp: ModuleType
+) -> float:
+    """The relative duality gap ``(P − D) / max(|P|, |D|)`` of the ℓp-MKL problem at an SVM
+    solution (its ``alpha`` and its function ``f_k = w_k``), whatever weights it was solved for.
+
+    By the minimax theorem the MKL problem ``min_{‖d‖_p ≤ 1} max_α 1ᵀα − ½ αᵀY(K_d + ηI)Yα``
+    has the dual ``D(α) = 1ᵀα − η/2 ‖α‖² − ½ ‖q(α)‖_{p*}``, ``q_k = ‖V_kᵀYα‖²``,
+    ``1/p + 1/p* = 1``, at ``alpha`` made feasible (the box and ``yᵀα = 0``). The primal ``P`` is
+    the MKL primal at the solution's function with its best weights (eq. (3)) and intercept,
+    ``½ (Σ_k ‖f_k‖^{2p/(p+1)})^{(p+1)/p} + η/2 ‖α‖² + C Σ_i max(0, 1 − y_i f(x_i))``. Every such
+    pair has ``D ≤ D* = P* ≤ P``: the gap bounds how far the fit is from the MKL optimum, and it
+    goes to zero as the alternation converges, whatever path the iterates took. It is the
+    certificate of :func:`lp_mkl`'s ``stop="gap"``. Two passes over the features and a sort.
+    """
+    if solution.alpha is None:
+        msg = "mkl_duality_gap needs a solution with a dual point alpha (liblinear gives none)"
+        raise ValueError(msg)
+    y = problem.y
+    alpha = _feasible(solution.alpha, problem, xp=xp)
+    products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
+    penalty = 0.5 * eta * xp.sum(alpha * alpha)
+    conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
+    dual = (
+        xp.sum(alpha)
+        - penalty
+        - 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
+    )
+    decision = solution.decision + eta * y * solution.alpha
+    margins = y * (decision + hinge_intercept(decision, y, xp=xp))
+    norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
+    regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
+    primal = regulariser + penalty + problem.C * xp.sum(xp.clip(1.0 - margins, min=0.0))
+    scale = xp.maximum(xp.abs(primal), xp.abs(dual))
+    return float((primal - dual) / xp.where(scale > 0, scale, 1.0))
+
+
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
     return functools.partial(gfb_svm, variant=variant)
 
@@ -63,6 +126,18 @@ def _host(name: str) -> Callable[..., SVMSolution]:
 
     return solve
 
+
+#: The share of the last MKL duality gap to which ``stop="gap"`` solves each SVM (and of ``tol``,
+#: the least it asks): small enough that the SVM's own gap does not hold the MKL gap above
+#: ``tol``, large enough that early SVMs, whose weights will move, stay cheap.
+GAP_SHARE = 0.25
+
+#: ``stop="gap"`` gives up (not converged) when the MKL gap after an update is not below
+#: ``STALL_FACTOR`` times its value ``STALL_UPDATES`` updates earlier: a gap that no longer
+#: shrinks is one the arithmetic cannot resolve (a problem scaled near the floating-point
+#: limits), and more updates would only spend ``max_iter`` SVM iterations each.
+STALL_UPDATES = 10
+STALL_FACTOR = 0.9
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
 #: max_iter, eta, xp, stop="change", alpha_scale=1.0) -> SVMSolution``; ``stop`` and
@@ -84,6 +159,7 @@ class MKLState(NamedTuple):
     objective: float  # the MKL primal there
     weight_change: float  # max |Δd| of the update
     svm_iterations: int  # iterations of this SVM solve
+    duality_gap: float = float("nan")  # the relative MKL gap (stop="gap"), else NaN
 
 
 class MKLResult(NamedTuple):
@@ -117,14 +193,31 @@ def lp_mkl(
     xp: ModuleType,
 ) -> MKLResult:
     """Algorithm 1: alternate the SVM (4) for fixed ``d`` and the update (3), from ``weights``
-    (default uniform, ``‖d‖_p = 1``), warm-starting each SVM from the last one's state; stop when
-    ``max |Δd| < weight_tol`` (the paper's rule), after ``max_outer_iter`` updates, or when
-    ``callback`` returns True.
+    (default uniform, ``‖d‖_p = 1``), warm-starting each SVM from the last one's state.
 
-    ``tol``, ``max_iter``, ``stop`` and ``alpha_scale`` are the SVM solver's
-    (:data:`SVM_SOLVERS`). The model
+    The stopping rule, ``stop``:
+
+    - ``"gap"``: stop when the relative MKL duality gap (:func:`mkl_duality_gap`) is at most
+      ``tol``. Each SVM is solved to a relative duality gap of ``GAP_SHARE`` times the last
+      MKL gap (at least ``GAP_SHARE·tol``; by its own ``stop="gap"`` for GFB, its own
+      tolerance for the interior point): inexact while the weights move, exact as they settle,
+      so the weights are updated from solutions accurate enough to move them the right way,
+      and the gap, a certificate, goes to zero whatever rounding the iterates carry.
+      ``weight_tol`` is not used. liblinear gives no dual point: with it the loop stops as
+      for ``"change"``.
+    - ``"change"``: the paper's rules: each SVM stops by the relative change of its objective
+      (``tol``, :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The
+      weights then move by the SVM's inexactness as well as by the update, so whether and
+      when the rule holds can depend on the last bits of the arithmetic.
+
+    Both stop after ``max_outer_iter`` updates, or when ``callback`` returns True; ``"gap"``
+    also gives up when ``STALL_UPDATES`` updates have not shrunk the gap by a tenth.
+    ``max_iter`` and ``alpha_scale`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
+    if stop not in ("gap", "change"):
+        msg = f"stop must be one of ('gap', 'change'), received {stop!r}"
+        raise ValueError(msg)
     m = problem.V.shape[0]
     dtype = problem.V.dtype
     if weights is None:
@@ -132,27 +225,40 @@ def lp_mkl(
     else:
         d = weights
     solve = SVM_SOLVERS[solver]
+    certified = stop == "gap" and solver != "liblinear"
     state = None
     objectives: list[float] = []
     svm_iterations = 0
     converged = False
     solution = None
     n_iter = 0
+    gap = 1.0  # the MKL gap before the first solve, for the first SVM's tolerance
+    gaps: list[float] = []
     for n_iter in range(1, max_outer_iter + 1):
         solution = solve(
             problem,
             d,
             state=state,
-            tol=tol,
+            tol=max(GAP_SHARE * gap, GAP_SHARE * tol) if certified else tol,
             max_iter=max_iter,
             eta=eta,
-            stop=stop,
+            stop="gap" if certified else stop,
             alpha_scale=alpha_scale,
             xp=xp,
         )
         state = solution.state
         svm_iterations += solution.n_iter
         objectives.append(mkl_objective(solution, problem, d, xp=xp))
+        if not math.isfinite(objectives[-1]):
+            msg = (
+                f"the MKL objective became {objectives[-1]} after {n_iter} weight updates: the "
+                f"SVM solver {solver!r} diverged (eta={eta!r}, alpha_scale={alpha_scale!r}, "
+                f"C={problem.C!r})"
+            )
+            raise ValueError(msg)
+        if certified:
+            gap = mkl_duality_gap(problem, solution, p, eta=eta, xp=xp)
+            gaps.append(gap)
         norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
         if paper_norms:  # eq. (5) as printed: ‖f_k‖²/d_k
             positive = d > 0
@@ -160,12 +266,18 @@ def lp_mkl(
         new = lp_weights(norms2, p, xp=xp)
         change = float(xp.max(xp.abs(new - d)))
         halt = callback is not None and callback(
-            MKLState(n_iter, d, objectives[-1], change, solution.n_iter)
+            MKLState(
+                n_iter, d, objectives[-1], change, solution.n_iter, gap if certified else math.nan
+            )
         )
-        if change < weight_tol:
+        if certified and gap <= tol:
             converged = True
             break
-        if halt:
+        if not certified and change < weight_tol:
+            converged = solution.converged
+            break
+        stalled = len(gaps) > STALL_UPDATES and not gap < STALL_FACTOR * gaps[-1 - STALL_UPDATES]
+        if halt or stalled:
             break
         d = new
     return MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
