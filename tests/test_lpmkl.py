@@ -477,3 +477,38 @@ def test_large_eta_takes_a_step_that_converges():
     solution = gfb_svm(problem, d, eta=eta, stop="gap", tol=1e-10, max_iter=100000, xp=_np_xp())
     assert solution.converged
     np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)
+
+
+def _bad_calls():
+    xp = _np_xp()
+    Vs, y = _svm_data(n=20, R=4)
+    problem = svm_problem(Vs, y, 1.0, xp=xp)
+    d = np.full(3, 0.5)
+    return [
+        (lambda: svm_problem(Vs, y, 0.0, xp=xp), ValueError, "C must be"),
+        (lambda: svm_problem(Vs, (y + 1) / 2, 1.0, xp=xp), ValueError, "y must hold the labels"),
+        (lambda: svm_problem([], y, 1.0, xp=xp), TypeError, "features must be a non-empty"),
+        (lambda: svm_problem([Vs[0][:5]], y, 1.0, xp=xp), ValueError, r"features\[0\] must have"),
+        (lambda: svm_problem([Vs[0] * np.nan], y, 1.0, xp=xp), ValueError, r"features\[0\].*fin"),
+        (lambda: lp_mkl(problem, 0.5, xp=xp), ValueError, "p must be"),
+        (lambda: lp_mkl(problem, 2.0, solver="smo", xp=xp), ValueError, "solver must be one of"),
+        (lambda: lp_mkl(problem, 2.0, max_outer_iter=0, xp=xp), ValueError, "max_outer_iter"),
+        (lambda: lp_mkl(problem, 2.0, weights=-d, xp=xp), ValueError, "weights must hold 3"),
+        (lambda: lp_mkl("problem", 2.0, xp=xp), TypeError, "problem must be an SVMProblem"),
+        (lambda: lp_weights(np.ones(3), -1.0, xp=xp), ValueError, "p must be"),
+        (lambda: lp_weights(-np.ones(3), 2.0, xp=xp), ValueError, "norms2 must hold"),
+        (lambda: gfb_svm(problem, -d, xp=xp), ValueError, "d must hold 3 non-negative"),
+        (lambda: gfb_svm(problem, d * np.nan, xp=xp), ValueError, "d must contain only finite"),
+        (lambda: gfb_svm(problem, d[:2], xp=xp), ValueError, "d must hold 3"),
+        (lambda: gfb_svm(problem, d, max_iter=-1, xp=xp), ValueError, "max_iter must be"),
+        (lambda: gfb_svm(problem, d, variant="fast", xp=xp), ValueError, "variant must be one"),
+        (lambda: gfb_svm(problem, d, relaxation=2.0, xp=xp), ValueError, "relaxation must be"),
+        (lambda: gfb_svm(problem, d, eta=-1.0, xp=xp), ValueError, "eta must be"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(19))
+def test_functional_api_refuses_bad_arguments_by_name(index):
+    call, error, message = _bad_calls()[index]
+    with pytest.raises(error, match=message):
+        call()

@@ -13,7 +13,7 @@ import numbers
 from collections.abc import Collection
 from typing import Any
 
-__all__ = ["check_number", "check_option"]
+__all__ = ["check_integer", "check_number", "check_option"]
 
 
 def check_option(value: Any, options: Collection[Any], *, name: str) -> Any:
@@ -39,3 +39,12 @@ def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = Fals
         msg = f"{name} must be a finite number {bound}, received {value!r}"
         raise ValueError(msg)
     return float(value)
+
+
+def check_integer(value: Any, *, name: str, low: int = 1) -> int:
+    """``value`` as an int if it is an integer ``>= low`` (NumPy integers included, booleans
+    refused), else a :class:`ValueError`."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+        msg = f"{name} must be an integer >= {low}, received {value!r}"
+        raise ValueError(msg)
+    return int(value)

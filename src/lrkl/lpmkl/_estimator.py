@@ -16,8 +16,8 @@ from lrkl._validation import (
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import STOPS, duality_gap, svm_problem
-from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLState, lp_mkl
+from lrkl.lpmkl._gfb import STOPS, _svm_problem, duality_gap
+from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLState, _lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
 
@@ -247,8 +247,8 @@ class LowRankMKLClassifier(LRKLClassifier):
         )
         results = []
         for y_signs in signs:
-            problem = svm_problem(features, y_signs, float(self.C), xp=xp)
-            result = lp_mkl(
+            problem = _svm_problem(features, y_signs, float(self.C), xp=xp)
+            result = _lp_mkl(
                 problem,
                 float(self.p),
                 solver=self.solver,

@@ -33,7 +33,10 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from array_api_compat import is_array_api_obj
+
 from lrkl._backend import device_of
+from lrkl._checks import check_integer, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 
 __all__ = [
@@ -42,6 +45,8 @@ __all__ = [
     "SVMProblem",
     "SVMSolution",
     "auto_alpha_scale",
+    "check_problem",
+    "check_weights",
     "dual_solution",
     "duality_gap",
     "gfb_svm",
@@ -105,10 +110,74 @@ class SVMSolution(NamedTuple):
 
 
 def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType) -> SVMProblem:
-    """Rotate each ``V_k`` (n × R_k) to orthogonal columns, ``O(n R_k²)`` each, and stack them.
+    """Problem (4) for any kernel weights: each ``V_k`` (n × R_k) rotated to orthogonal columns,
+    ``O(n R_k²)`` each, and stacked.
 
-    ``y`` holds ±1 in the features' dtype.
+    ``features`` is a non-empty sequence of finite 2-D arrays of ``xp`` with ``n`` rows each,
+    ``y`` holds the labels −1 and 1 (in the features' dtype), ``C > 0``; anything else is
+    refused with a ValueError or TypeError naming the argument.
     """
+    check_number(C, name="C", strict=True)
+    if isinstance(features, str) or not isinstance(features, Sequence) or not features:
+        msg = f"features must be a non-empty sequence of 2-D arrays, received {features!r:.80}"
+        raise TypeError(msg)
+    n = _check_array(y, name="y", ndim=1, xp=xp).shape[0]
+    for k, V in enumerate(features):
+        _check_array(V, name=f"features[{k}]", ndim=2, xp=xp)
+        if V.shape[0] != n or V.shape[1] == 0:
+            msg = (
+                f"features[{k}] must have one row per label ({n}) and at least one column, "
+                f"received shape {tuple(V.shape)}"
+            )
+            raise ValueError(msg)
+    if not bool(xp.all((y == 1.0) | (y == -1.0))):
+        msg = "y must hold the labels -1 and 1 (encode {0, 1} labels as 2 y - 1)"
+        raise ValueError(msg)
+    return _svm_problem(features, y, C, xp=xp)
+
+
+def _check_array(a: Any, *, name: str, ndim: int, xp: ModuleType) -> Array:
+    """``a`` if it is a finite floating ``ndim``-D array of ``xp``, else an error naming it."""
+    if not is_array_api_obj(a):
+        msg = f"{name} must be an array of {xp.__name__}, received {type(a).__name__}"
+        raise TypeError(msg)
+    if a.ndim != ndim:
+        msg = f"{name} must be a {ndim}-D array, received shape {tuple(a.shape)}"
+        raise ValueError(msg)
+    if not xp.isdtype(a.dtype, "real floating"):
+        msg = f"{name} must hold floating-point numbers, received dtype {a.dtype}"
+        raise TypeError(msg)
+    if not bool(xp.all(xp.isfinite(a))):
+        msg = f"{name} must contain only finite values (no NaN or infinity)"
+        raise ValueError(msg)
+    return a
+
+
+def check_problem(problem: Any) -> SVMProblem:
+    """``problem`` if it is an :class:`SVMProblem`, else a TypeError."""
+    if not isinstance(problem, SVMProblem):
+        msg = f"problem must be an SVMProblem (from svm_problem), received {type(problem).__name__}"
+        raise TypeError(msg)
+    return problem
+
+
+def check_weights(d: Any, problem: SVMProblem, *, name: str = "d", xp: ModuleType) -> Array:
+    """``d`` if it is a finite non-negative 1-D array of one weight per kernel of ``problem``,
+    else an error naming ``name``."""
+    check_problem(problem)
+    _check_array(d, name=name, ndim=1, xp=xp)
+    m = problem.V.shape[0]
+    if d.shape[0] != m or not bool(xp.all(d >= 0.0)):
+        msg = (
+            f"{name} must hold {m} non-negative kernel weights, received shape "
+            f"{tuple(d.shape)} with minimum {float(xp.min(d)) if d.shape[0] else 'none'}"
+        )
+        raise ValueError(msg)
+    return d
+
+
+def _svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType) -> SVMProblem:
+    """:func:`svm_problem` on trusted inputs."""
     width = max(int(V.shape[1]) for V in features)
     dev = device_of(features[0])
     rotated, norms, rotations = [], [], []
@@ -294,9 +363,59 @@ def gfb_svm(
     SVMSolution
         ``alpha`` is ``z``'s α projected on the box; ``w`` and ``decision`` are computed from it.
     """
-    if stop not in STOPS:
-        msg = f"stop must be one of {STOPS}, received {stop!r}"
+    check_option(variant, VARIANTS, name="variant")
+    check_option(box_update, BOX_UPDATES, name="box_update")
+    check_option(stop, STOPS, name="stop")
+    check_weights(d, problem, xp=xp)
+    check_number(eta, name="eta")
+    check_number(tol, name="tol")
+    check_integer(max_iter, name="max_iter", low=0)  # 0: the starting point's solution
+    if step is not None:
+        check_number(step, name="step", strict=True)
+    check_number(relaxation, name="relaxation", strict=True)
+    if relaxation > 1.0:
+        msg = f"relaxation must be in (0, 1], received {relaxation!r}"
         raise ValueError(msg)
+    if alpha_scale != "auto":
+        check_number(alpha_scale, name="alpha_scale", strict=True)
+    if state is not None and not isinstance(state, GFBState):
+        msg = f"state must be a GFBState or None, received {type(state).__name__}"
+        raise TypeError(msg)
+    return _gfb_svm(
+        problem,
+        d,
+        variant=variant,
+        box_update=box_update,
+        eta=float(eta),
+        step=step,
+        relaxation=float(relaxation),
+        tol=float(tol),
+        max_iter=int(max_iter),
+        stop=stop,
+        alpha_scale=alpha_scale,
+        state=state,
+        xp=xp,
+    )
+
+
+def _gfb_svm(
+    problem: SVMProblem,
+    d: Array,
+    /,
+    *,
+    variant: str = "split",
+    box_update: str = "gfb",
+    eta: float = 0.0,
+    step: float | None = None,
+    relaxation: float = 1.0,
+    tol: float = 1e-4,
+    max_iter: int = 3000,
+    stop: str = "change",
+    alpha_scale: float | str = 1.0,
+    state: GFBState | None = None,
+    xp: ModuleType,
+) -> SVMSolution:
+    """:func:`gfb_svm` on trusted inputs."""
     m, n, R = problem.V.shape
     dev = device_of(d)
     dtype = problem.V.dtype

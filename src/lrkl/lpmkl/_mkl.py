@@ -21,12 +21,16 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import device_of
+from lrkl._checks import check_integer, check_number, check_option
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
+    _check_array,
     _feasible,
+    _gfb_svm,
     _kernel_products,
-    gfb_svm,
+    check_problem,
+    check_weights,
     hinge_intercept,
 )
 
@@ -45,7 +49,18 @@ Array = Any
 
 def lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
     """Eq. (3): the weights ``d`` with ``‖d‖_p = 1`` that minimise ``Σ_k ‖f_k‖²/d_k`` for the
-    squared norms ``norms2 = (‖f_1‖², …, ‖f_m‖²)``; uniform when every ``f_k`` is zero."""
+    squared norms ``norms2 = (‖f_1‖², …, ‖f_m‖²)`` (finite, non-negative); uniform when every
+    ``f_k`` is zero. ``p ≥ 1``."""
+    check_number(p, name="p", low=1.0)
+    _check_array(norms2, name="norms2", ndim=1, xp=xp)
+    if not bool(xp.all(norms2 >= 0.0)):
+        msg = "norms2 must hold squared norms (>= 0), received a negative value"
+        raise ValueError(msg)
+    return _lp_weights(norms2, float(p), xp=xp)
+
+
+def _lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
+    """:func:`lp_weights` on trusted inputs."""
     m = norms2.shape[0]
     powered = norms2 ** (1.0 / (p + 1.0))  # ‖f_k‖^{2/(p+1)}
     total = xp.sum(powered**p) ** (1.0 / p)
@@ -113,7 +128,7 @@ def mkl_duality_gap(
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
-    return functools.partial(gfb_svm, variant=variant)
+    return functools.partial(_gfb_svm, variant=variant)
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
@@ -215,9 +230,59 @@ def lp_mkl(
     ``max_iter`` and ``alpha_scale`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
-    if stop not in ("gap", "change"):
-        msg = f"stop must be one of ('gap', 'change'), received {stop!r}"
-        raise ValueError(msg)
+    check_number(p, name="p", low=1.0)
+    check_option(solver, tuple(SVM_SOLVERS), name="solver")
+    check_option(stop, ("gap", "change"), name="stop")
+    check_number(tol, name="tol")  # 0: run to the iteration caps
+    check_number(weight_tol, name="weight_tol")
+    check_integer(max_iter, name="max_iter")
+    check_integer(max_outer_iter, name="max_outer_iter")
+    check_number(eta, name="eta")
+    if alpha_scale != "auto":
+        check_number(alpha_scale, name="alpha_scale", strict=True)
+    check_problem(problem)
+    if weights is not None:
+        check_weights(weights, problem, name="weights", xp=xp)
+    if callback is not None and not callable(callback):
+        msg = f"callback must be callable or None, received {callback!r}"
+        raise TypeError(msg)
+    return _lp_mkl(
+        problem,
+        float(p),
+        solver=solver,
+        tol=float(tol),
+        weight_tol=float(weight_tol),
+        max_iter=int(max_iter),
+        max_outer_iter=int(max_outer_iter),
+        eta=float(eta),
+        stop=stop,
+        alpha_scale=alpha_scale,
+        weights=weights,
+        paper_norms=bool(paper_norms),
+        callback=callback,
+        xp=xp,
+    )
+
+
+def _lp_mkl(
+    problem: SVMProblem,
+    p: float,
+    /,
+    *,
+    solver: str = "gfb",
+    tol: float = 1e-4,
+    weight_tol: float = 1e-4,
+    max_iter: int = 3000,
+    max_outer_iter: int = 100,
+    eta: float = 0.0,
+    stop: str = "change",
+    alpha_scale: float | str = 1.0,
+    weights: Array | None = None,
+    paper_norms: bool = False,
+    callback: Callable[[MKLState], bool] | None = None,
+    xp: ModuleType,
+) -> MKLResult:
+    """:func:`lp_mkl` on trusted inputs."""
     m = problem.V.shape[0]
     dtype = problem.V.dtype
     if weights is None:
@@ -263,7 +328,7 @@ def lp_mkl(
         if paper_norms:  # eq. (5) as printed: ‖f_k‖²/d_k
             positive = d > 0
             norms2 = xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0)
-        new = lp_weights(norms2, p, xp=xp)
+        new = _lp_weights(norms2, p, xp=xp)
         change = float(xp.max(xp.abs(new - d)))
         halt = callback is not None and callback(
             MKLState(
