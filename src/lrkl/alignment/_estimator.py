@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -119,5 +120,8 @@ class AlignmentKernelRidge(CombinedKernelRidge):
         # y is of unit scale here (a_q ∝ y², which overflows at y · 1e200); η does not depend
         # on y's scale, and a is reported in the units of y².
         a, M = kernel_alignment(Ks, y)
-        self.target_alignment_, self.kernel_alignment_ = a * y_scale * y_scale, M
+        with warnings.catch_warnings():  # a in y² may leave the dtype's range: inf, documented
+            warnings.simplefilter("ignore", RuntimeWarning)
+            self.target_alignment_ = a * y_scale * y_scale
+        self.kernel_alignment_ = M
         return alignment_weights(a, M, self.method), self.method != "align"
