@@ -448,8 +448,8 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         The bias b (0 unless ``fit_intercept``).
     nu_ : float
         The ν of the fit (``nu``, or the default computed from y), in the units of ``y²``:
-        ``inf`` (or 0) where that leaves float64 (``|y|`` beyond about 1e154, or below 1e-154; the fit runs on
-        ``y`` brought to unit scale).
+        ``inf`` (or 0) where that leaves float64 (``|y|`` beyond about 1e154, or below
+        1e-154; the fit runs on ``y`` brought to unit scale).
     objective_ : float
         F at the returned μ.
     objective_history_, n_active_history_, iteration_history_ : tuple
