@@ -258,3 +258,77 @@ def test_bad_input_raises_clear_errors(data):
         KernelRidgeCV().fit(X, y[:-1])
     with pytest.raises(ValueError, match="MultiOutputRegressor"):
         KernelRidgeCV().fit(X, np.stack([y, y], axis=1))
+
+
+# --------------------------------------------------------------------------- extreme values
+# Issue 33, class 9: values the constraints accept must not end inside LAPACK.
+
+
+def _extreme_data():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((6, 3))
+    return X, np.sin(X[:, 0]) + X[:, 1], rng.standard_normal((4, 3))
+
+
+def test_cholesky_solver_below_rounding_is_the_minimum_norm_solution():
+    """Reference: NumPy's pseudo-inverse (cutoff k·eps·max λ, as EighSolver's) of a singular
+    PSD S; S + 1e-300 I fails Cholesky."""
+    from lrkl.kernel_ridge._solvers import CholeskySolver
+
+    rng = np.random.default_rng(0)
+    F = rng.standard_normal((8, 3))
+    S = F @ F.T  # rank 3
+    rhs = rng.standard_normal(8)
+    x = CholeskySolver(S, xp=np).solve(rhs, 1e-300)
+    expected = np.linalg.pinv(S, rcond=8 * np.finfo(float).eps, hermitian=True) @ rhs
+    np.testing.assert_allclose(x, expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+
+
+def test_cholesky_solver_refuses_an_indefinite_system_naming_alpha():
+    from lrkl.kernel_ridge._solvers import CholeskySolver
+
+    S = np.diag([1.0, 0.5, -0.25])
+    with pytest.raises(ValueError, match=r"not positive semi-definite.*alpha must exceed"):
+        CholeskySolver(S, xp=np).solve(np.ones(3), 1e-3)
+
+
+def test_low_rank_ridge_with_a_tiny_alpha_is_the_minimum_norm_fit():
+    """alpha=1e-300 raised LinAlgError; the reference is alpha=0 (minimum-norm least squares,
+    the eigendecomposition), within 1e-8 of the spread."""
+    from lrkl import LowRankRidge
+
+    X, y, T = _extreme_data()
+    expected = LowRankRidge(alpha=0.0).fit(X, y).predict(T)
+    predicted = LowRankRidge(alpha=1e-300).fit(X, y).predict(T)
+    np.testing.assert_allclose(predicted, expected, rtol=0, atol=1e-8 * np.ptp(expected))
+
+
+@pytest.mark.parametrize("name", ["LowRankRidge", "KernelRidge", "UniformKernelRidge"])
+def test_huge_sample_weights_fit_as_their_alpha_limit(name):
+    """Weights of 1e300 with α = 1 are weights of 1 with α = 1e-300 (the same minimiser); the
+    latter is the minimum-norm limit (LowRankRidge: alpha=0)."""
+    import lrkl
+
+    X, y, T = _extreme_data()
+    weighted = getattr(lrkl, name)(alpha=1.0).fit(X, y, sample_weight=np.full(6, 1e300))
+    expected = getattr(lrkl, name)(alpha=1e-300).fit(X, y).predict(T)
+    np.testing.assert_allclose(weighted.predict(T), expected, rtol=0, atol=1e-8 * np.ptp(expected))
+
+
+def test_low_rank_ridge_cv_with_a_huge_tol_keeps_one_column_per_kernel():
+    """tol=1e300 stopped every factor before its first column ("zero-size array"): the first
+    pivot is always taken, so the features are the rank-1 factors of each kernel."""
+    from lrkl import LowRankRidgeCV
+    from lrkl.lowrank import LowRankFeatures
+
+    X, y, T = _extreme_data()
+    features = LowRankFeatures(["rbf", "linear"], tol=1e300).fit(X)
+    assert features.rank_ == (1, 1)
+    reference = LowRankFeatures(["rbf", "linear"], rank=1, tol=0.0).fit(X)
+    np.testing.assert_allclose(features.transform(T), reference.transform(T), rtol=1e-12)
+    model = LowRankRidgeCV(["rbf", "linear"], tol=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice on an end of the grid
+        model.fit(X, y)
+    assert model.rank_ == (1, 1)
+    assert np.all(np.isfinite(model.predict(T)))

@@ -623,3 +623,37 @@ def test_classifier_refuses_one_class(backend):
     X, _ = _data(30)
     with pytest.raises(ValueError, match="at least 2 classes, received 1 class"):
         SLKLClassifier().fit(backend.asarray(X), np.zeros(30, dtype=int))
+
+
+# --------------------------------------------------------------------------- extreme values
+# Issue 33, class 9: values the constraints accept must not end inside LAPACK.
+
+
+def test_uniform_rank_one_ridge_with_a_huge_weight_is_minimum_norm_least_squares():
+    """weight=1e300 (penalty 1e-300) raised LinAlgError. Reference: NumPy's lstsq on the
+    centred normalised columns c_m = k(X, x_m)/√k(x_m, x_m) (the limit of an infinite weight)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((6, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    model = UniformRankOneRidge(weight=1e300, random_state=0).fit(X, y)
+    K = to_numpy(model.kernel_(X, model.centres_))
+    C = K / np.sqrt(np.diag(to_numpy(model.kernel_(model.centres_, model.centres_))))
+    Cc, yc = C - C.mean(axis=0), y - y.mean()
+    coef = np.linalg.lstsq(Cc, yc, rcond=None)[0]
+    fitted = C @ coef + (y.mean() - C.mean(axis=0) @ coef)
+    np.testing.assert_allclose(model.predict(X), fitted, rtol=0, atol=1e-6 * np.ptp(y))
+
+
+def test_slkl_cv_refuses_an_eps_below_what_float64_resolves():
+    """eps=1e-300 raised LinAlgError (and ran for minutes on 40 rows): eps is in [1e-24, 1)."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    with pytest.raises(ValueError, match=r"'eps' parameter .* range \[1e-24, 1.0\)"):
+        SLKLRegressorCV(eps=1e-300, cv=3, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"nus = .* of ν_max .* nus must be at least"):
+        SLKLRegressorCV(nus=[1.0, 1e-300], cv=3, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = SLKLRegressorCV(eps=1e-24, n_nus=5, n_columns=20, cv=3, random_state=0)
+        assert np.all(np.isfinite(model.fit(X, y).predict(X)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -69,7 +70,9 @@ class AlignmentKernelRidge(CombinedKernelRidge):
     kernel_weights_ : array of shape (n_kernels,)
         ``η``.
     target_alignment_ : array of shape (n_kernels,)
-        ``a``.
+        ``a``, in the units of ``y²`` (``inf`` where that leaves the dtype's range: the
+        weights are computed from ``y`` brought to unit scale, and do not depend on its
+        scale).
     kernel_alignment_ : array of shape (n_kernels, n_kernels)
         ``M``.
     dual_coef_ : array of shape (n_samples,) or (n_samples, n_targets)
@@ -111,7 +114,14 @@ class AlignmentKernelRidge(CombinedKernelRidge):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
 
-    def _weights(self, Ks: list[Array], y: Array, *, xp: ModuleType) -> tuple[Array, bool]:
+    def _weights(
+        self, Ks: list[Array], y: Array, y_scale: float, *, xp: ModuleType
+    ) -> tuple[Array, bool]:
+        # y is of unit scale here (a_q ∝ y², which overflows at y · 1e200); η does not depend
+        # on y's scale, and a is reported in the units of y².
         a, M = kernel_alignment(Ks, y)
-        self.target_alignment_, self.kernel_alignment_ = a, M
+        with warnings.catch_warnings():  # a in y² may leave the dtype's range: inf, documented
+            warnings.simplefilter("ignore", RuntimeWarning)
+            self.target_alignment_ = a * y_scale * y_scale
+        self.kernel_alignment_ = M
         return alignment_weights(a, M, self.method), self.method != "align"

@@ -20,6 +20,7 @@ from lrkl._validation import (
     check_X_y,
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor
+from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
 from lrkl.kernel_ridge._solvers import make_solver, solve_dual, weigh_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import _as_dtype
@@ -57,8 +58,10 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         tags.target_tags.multi_output = True
         return tags
 
-    def _weights(self, Ks: list[Array], y: Array, *, xp: ModuleType) -> tuple[Array, bool]:
-        """The weights ``η`` and whether the kernels are centred."""
+    def _weights(
+        self, Ks: list[Array], y: Array, y_scale: float, *, xp: ModuleType
+    ) -> tuple[Array, bool]:
+        """The weights ``η`` and whether the kernels are centred, from ``y / y_scale``."""
         raise NotImplementedError
 
     def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
@@ -80,6 +83,11 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (the alignments ⟨K_c, y yᵀ⟩):
+        # an exact power of 2 (lrkl.kernel_ridge._scaling).
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
         kernels = check_kernels(self.kernels, X, sample_weight=sample_weight)
         check_dense_kernel_size(
             X.shape[0],
@@ -89,7 +97,7 @@ class CombinedKernelRidge(KernelExpansionRegressor):
             count=len(kernels) + 1,
         )
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
-        weights, centred = self._weights(Ks, y, xp=xp)
+        weights, centred = self._weights(Ks, y, y_scale, xp=xp)
         centring = [KernelCentring(K, xp=xp) for K in Ks] if centred else None
         combined = xp.zeros_like(Ks[0])
         for q, K in enumerate(Ks):
@@ -101,14 +109,10 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         solver = make_solver(
             weigh_kernel(combined, root), "cholesky" if positive else "eigh", xp=xp
         )
-        self.dual_coef_, self.intercept_ = solve_dual(
-            solver,
-            y,
-            float(self.alpha),
-            fit_intercept=self.fit_intercept,
-            xp=xp,
-            sqrt_weight=root,
+        dual, intercept = solve_dual(
+            solver, y, alpha, fit_intercept=self.fit_intercept, xp=xp, sqrt_weight=root
         )
+        self.dual_coef_, self.intercept_ = dual * y_scale, intercept * y_scale
         self.kernel_weights_ = weights
         self.centring_ = centring
         self.X_fit_ = X
@@ -187,5 +191,7 @@ class UniformKernelRidge(CombinedKernelRidge):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
 
-    def _weights(self, Ks: list[Array], y: Array, *, xp: ModuleType) -> tuple[Array, bool]:
+    def _weights(
+        self, Ks: list[Array], y: Array, y_scale: float, *, xp: ModuleType
+    ) -> tuple[Array, bool]:
         return xp.ones(len(Ks), dtype=Ks[0].dtype, device=device_of(Ks[0])), False

@@ -34,6 +34,7 @@ from lrkl._validation import (
     log_grid,
 )
 from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
     make_solver,
@@ -105,7 +106,10 @@ class LowRankRidge(LRKLRegressor):
     method : {"icd", "csi", "nystrom"}, default="icd"
         The approximation.
     alpha : float, default=1.0
-        Ridge penalty ``α ≥ 0`` (``0``: minimum-norm least squares).
+        Ridge penalty ``α ≥ 0`` (``0``: minimum-norm least squares). An ``α`` below the
+        rounding of a singular ``ZᵀZ`` (``1e-300``) gives the same minimum-norm solution: the
+        Cholesky solve falls back to the eigendecomposition
+        (:class:`lrkl.kernel_ridge.CholeskySolver`).
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (scikit-learn's ``Ridge``, as the paper does).
     lookahead : int, default=10
@@ -116,7 +120,8 @@ class LowRankRidge(LRKLRegressor):
         CSI: stop a kernel's decomposition after a column of smaller exact gain (the Mklaren
         experiments' CSI used 1e-4).
     tol : float, default=1e-10
-        ICD and CSI: stop when the residual diagonal is at most ``tol`` everywhere.
+        ICD and CSI: stop when the residual diagonal is at most ``tol`` everywhere; the first
+        column of each kernel is always taken (:class:`lrkl.lowrank.LowRankFeatures`).
     random_state : int, RandomState or None, default=None
         Nyström: seed of the landmarks, shared by all kernels (``random_state=42`` gives the
         landmarks of the Mklaren paper's experiments).
@@ -209,6 +214,10 @@ class LowRankRidge(LRKLRegressor):
             msg = f"{type(self).__name__} takes no sample_weight with a Dask X"
             raise ValueError(msg)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
         features = self._feature_map()
         problem = primal_problem(
             features.fit_transform(X, y),
@@ -217,9 +226,8 @@ class LowRankRidge(LRKLRegressor):
             xp=xp,
             sample_weight=sample_weight,
         )
-        alpha = float(self.alpha)
         solver = make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
-        self._store(features, X, problem, solver, alpha, xp=xp)
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
         return self
 
     def _feature_map(self) -> LowRankFeatures:
@@ -242,10 +250,12 @@ class LowRankRidge(LRKLRegressor):
         problem: PrimalProblem,
         solver: Any,
         alpha: float,
+        y_scale: float,
         *,
         xp: Any,
     ) -> None:
-        self.coef_, self.intercept_ = solve_primal(problem, solver, alpha, xp=xp)
+        coef, intercept = solve_primal(problem, solver, alpha, xp=xp)
+        self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
         self.features_ = features
         self.factors_ = features.factors_
         self.rank_ = features.rank_
@@ -407,6 +417,11 @@ class LowRankRidgeCV(LowRankRidge):
             )
             raise ValueError(msg)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (_scaling): the path and its
+        # validation errors run on y / y_scale, and on w / w_scale with every α / w_scale.
+        sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
         features = self._feature_map()
         Z = features.fit_transform(X, y)
         problem = primal_problem(
@@ -415,16 +430,18 @@ class LowRankRidgeCV(LowRankRidge):
         solver = make_solver(problem.gram, "eigh", xp=xp)
         if self.alphas is not None:
             alphas = check_grid(self.alphas, name="alphas")
+            internal = tuple(a / w_scale for a in alphas)
         else:
-            top = float(xp.max(solver.eigenvalues))
-            alphas = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
+            top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
+            internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
+            alphas = tuple(a * w_scale for a in internal)
         if self.cv is None:
             loo = primal_loo_errors(
                 Z,
                 y,
                 problem,
                 solver,
-                alphas,
+                internal,
                 fit_intercept=self.fit_intercept,
                 xp=xp,
                 sample_weight=sample_weight,
@@ -433,10 +450,10 @@ class LowRankRidgeCV(LowRankRidge):
         else:
             folds = list(check_cv(self.cv).split(to_numpy(X), to_numpy(y), groups))
             per_fold = [
-                self._fold_errors(X, y, sample_weight, train, test, alphas, xp=xp)
+                self._fold_errors(X, y, sample_weight, train, test, internal, xp=xp)
                 for train, test in folds
             ]
-        self.alpha_, self.mse_path_ = choose_from_grid(
+        self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
             "alpha",
             alphas,
@@ -444,8 +461,10 @@ class LowRankRidgeCV(LowRankRidge):
             top="every direction of the features shrunk by at least a half",
             advice="alphas" if self.alphas is not None else "eps or n_alphas",
         )
+        self.mse_path_ = scale_errors(mse_path, y_scale)
         self.alphas_ = alphas
-        self._store(features, X, problem, solver, self.alpha_, xp=xp)
+        alpha = internal[alphas.index(self.alpha_)]
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
         return self
 
     def _fold_errors(

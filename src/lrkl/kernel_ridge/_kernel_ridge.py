@@ -45,6 +45,7 @@ from lrkl.kernel_ridge._regularization import (
     tikhonov_problem,
     tikhonov_problem_from_factor,
 )
+from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import RidgeCoefficients
 from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
 
@@ -74,6 +75,11 @@ def _operator(X: Array, kernel: Kernel, columns: str, memory_budget: int, *, xp:
     iteration) or from its blocks computed again in every product (memory of one block)."""
     store = not is_dask_array(X) and precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
     return kernel_operator(X, kernel, store=store, xp=xp)
+
+
+def _rescaled(fit: RidgeCoefficients, y_scale: float) -> RidgeCoefficients:
+    """The coefficients of a fit on ``y / y_scale`` in the units of ``y``."""
+    return RidgeCoefficients(fit.coef * y_scale, fit.intercept * y_scale)
 
 
 def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, xp: Any) -> Array:
@@ -293,6 +299,10 @@ class KernelRidge(KernelExpansionRegressor):
                 raise ValueError(msg)
             y = dask_compute(y)[0]  # the CG vectors (length n) live in this process
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
         kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
         owner = type(self).__name__
         has_bias = self.bias is not None
@@ -300,10 +310,10 @@ class KernelRidge(KernelExpansionRegressor):
         if self.method == "rls":
             solver = "cholesky" if self.solver == "auto" else self.solver
             problem = _rls_setup(X, kernel, self.bias, solver, owner=owner, xp=xp, root=root)
-            fit = solve_rls(problem, y, float(self.alpha))
+            fit = solve_rls(problem, y, alpha)
         elif self.method == "tikhonov":
             problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp, root=root)
-            fit = solve_tikhonov(problem, y, float(self.alpha))
+            fit = solve_tikhonov(problem, y, alpha)
         else:
             operator = _operator(X, kernel, self.columns, self.memory_budget, xp=xp)
             columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
@@ -319,7 +329,7 @@ class KernelRidge(KernelExpansionRegressor):
                 else RidgeCoefficients(xp.stack(coef, axis=1), xp.stack(intercept))
             )
             self.n_iter_ = self.max_iter
-        self._store_fit(X, kernel, fit)
+        self._store_fit(X, kernel, _rescaled(fit, y_scale))
         return self
 
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
@@ -438,6 +448,9 @@ class KernelRidgeCV(KernelRidge):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, min_samples=3)
+        # The path and its validation errors on y of unit scale (_scaling): no MSE overflows.
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
         kernel = check_kernel(self.kernel, X)
         n = X.shape[0]
         if self.method == "cg":
@@ -455,7 +468,7 @@ class KernelRidgeCV(KernelRidge):
             splitter = KFold(5) if self.cv is None else check_cv(self.cv)
             folds = splitter.split(to_numpy(X), to_numpy(y), groups)
             per_fold = [self._fold_errors(X, y, train, test, grid, xp=xp) for train, test in folds]
-        best, self.mse_path_ = choose_from_grid(
+        best, mse_path = choose_from_grid(
             type(self).__name__,
             name,
             grid,
@@ -463,6 +476,7 @@ class KernelRidgeCV(KernelRidge):
             top="the strongest regularisation" if name == "alpha" else "the last iterate run",
             advice=advice,
         )
+        self.mse_path_ = scale_errors(mse_path, y_scale)
         if self.method == "cg":
             self.n_iter_, self.n_iters_ = int(best), grid
             path = self._path(X, y, kernel, grid[: self.n_iter_], loo=False, xp=xp)
@@ -470,7 +484,8 @@ class KernelRidgeCV(KernelRidge):
         else:
             self.alpha_, self.alphas_ = best, grid
             j = grid.index(best)
-        self._store_fit(X, kernel, RidgeCoefficients(path.coef[j, :], path.intercept[j]))
+        fit = RidgeCoefficients(path.coef[j, :], path.intercept[j])
+        self._store_fit(X, kernel, _rescaled(fit, y_scale))
         return self
 
     def _path(
@@ -585,12 +600,14 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         rows = sample_rows(X.shape[0], M, self.random_state)
         kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
         candidates = index_array(rows, xp=xp, device=device_of(X))
         X = xp.take(X, candidates, axis=0)
-        y = xp.take(y, candidates, axis=0)
+        y = xp.take(y, candidates, axis=0) / y_scale
         root = None
         if sample_weight is not None:
             root = xp.sqrt(xp.take(sample_weight, candidates, axis=0))
@@ -598,7 +615,8 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         problem = _rls_setup(
             X, kernel, bias, "cholesky", owner=type(self).__name__, xp=xp, root=root
         )
-        self.dual_coef_, self.intercept_ = solve_rls(problem, y, float(self.alpha))
+        fit = _rescaled(solve_rls(problem, y, alpha), y_scale)
+        self.dual_coef_, self.intercept_ = fit
         self.kernel_, self.centres_, self.n_features_in_ = kernel, X, X.shape[1]
         self.candidates_ = candidates
         return self

@@ -24,6 +24,7 @@ dispatch through:
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
@@ -57,21 +58,69 @@ class RidgeSolver(Protocol):
         """``(S + αI)⁻¹ rhs``; ``rhs`` of shape (k,) or (k, t)."""
 
 
+def _factorisation_errors() -> tuple[type[Exception], ...]:
+    """The exceptions a failed Cholesky factorisation raises: NumPy's and SciPy's
+    ``LinAlgError`` (array-api-strict too), and torch's where torch is loaded. CuPy raises
+    nothing and returns NaN, which :class:`CholeskySolver` checks for."""
+    import numpy  # the exception class only: no array work
+
+    errors: list[type[Exception]] = [numpy.linalg.LinAlgError]
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        errors.append(torch.linalg.LinAlgError)
+    return tuple(errors)
+
+
 class CholeskySolver:
-    """``(S + αI) x = rhs`` by a Cholesky factorisation per ``α`` (the last one is kept)."""
+    """``(S + αI) x = rhs`` by a Cholesky factorisation per ``α`` (the last one is kept).
+
+    ``S`` is positive semi-definite. Where ``S + αI`` is positive definite in exact arithmetic
+    but not in floating point (``α`` below the rounding of a singular ``S``: ``alpha=1e-300``,
+    a weight of ``1e300``), the factorisation fails; the solve then falls back to the
+    eigendecomposition of ``S`` (:class:`EighSolver`), which treats the eigenvalues of
+    ``S + αI`` within ``k · eps · max|λ|`` of zero as zero: the minimum-norm solution of the
+    system as rounded, the limit ``α → 0`` that ``α`` is too small to move away from. An
+    ``S + αI`` with an eigenvalue below ``−k · eps · max|λ|`` is not positive semi-definite up to
+    rounding: a :class:`ValueError` that asks for a larger ``alpha`` (or a valid kernel).
+    """
 
     def __init__(self, S: Array, /, *, xp: ModuleType) -> None:
         self.S, self.xp = S, xp
         self._alpha: float | None = None
         self._factor = None
+        self._fallback: EighSolver | None = None
 
     def solve(self, rhs: Array, alpha: float, /) -> Array:
         xp = self.xp
         if alpha != self._alpha:
-            k = self.S.shape[0]
-            shifted = self.S + alpha * xp.eye(k, dtype=self.S.dtype, device=device_of(self.S))
-            self._factor, self._alpha = cho_factor(shifted, xp=xp), alpha
+            self._factor, self._alpha = self._factorise(alpha), alpha
+        if self._factor is None:
+            return self._fallback.solve(rhs, alpha)
         return cho_solve(self._factor, rhs, xp=xp)
+
+    def _factorise(self, alpha: float) -> Any:
+        """The Cholesky factor of ``S + αI``, or None after setting up the fallback."""
+        xp = self.xp
+        k = self.S.shape[0]
+        shifted = self.S + alpha * xp.eye(k, dtype=self.S.dtype, device=device_of(self.S))
+        try:
+            factor = cho_factor(shifted, xp=xp)
+        except _factorisation_errors():
+            factor = None
+        if factor is not None and bool(xp.all(xp.isfinite(xp.linalg.diagonal(factor.lower)))):
+            return factor
+        if self._fallback is None:
+            self._fallback = EighSolver(self.S, xp=xp)
+        lowest = float(xp.min(self._fallback.eigenvalues)) + alpha if k else 0.0
+        if lowest < -float(self._fallback.cutoff):
+            msg = (
+                f"the {k} × {k} ridge system S + αI at alpha = {alpha:.4g} is not positive "
+                f"semi-definite: its smallest eigenvalue is {lowest:.4g}, below the rounding of "
+                f"S ({float(self._fallback.cutoff):.2g}); the kernel (or its weights) must be "
+                "positive semi-definite, or alpha must exceed the negative eigenvalue"
+            )
+            raise ValueError(msg)
+        return None
 
 
 class EighSolver:
@@ -85,12 +134,12 @@ class EighSolver:
         self.xp = xp
         self.eigenvalues, self.U = eigh(S, xp=xp)
         scale = xp.max(xp.abs(self.eigenvalues)) if S.shape[0] else 0.0
-        self._cutoff = S.shape[0] * xp.finfo(S.dtype).eps * scale
+        self.cutoff = S.shape[0] * xp.finfo(S.dtype).eps * scale
 
     def solve(self, rhs: Array, alpha: float, /) -> Array:
         xp = self.xp
         shifted = self.eigenvalues + alpha
-        keep = xp.abs(shifted) > self._cutoff
+        keep = xp.abs(shifted) > self.cutoff
         inverse = xp.where(keep, 1.0 / xp.where(keep, shifted, 1.0), 0.0)
         projected = xp.matrix_transpose(self.U) @ rhs
         scaled = inverse * projected if rhs.ndim == 1 else inverse[:, None] * projected

@@ -88,7 +88,10 @@ class LowRankFeatures(LRKLTransformer):
     gain_tol : float, default=0.0
         CSI: stop a kernel's decomposition after a column of smaller exact gain.
     tol : float, default=1e-10
-        ICD and CSI: stop when the residual diagonal is at most ``tol`` everywhere.
+        ICD and CSI: stop when the residual diagonal is at most ``tol`` everywhere. The first
+        column is always taken: a ``tol`` at or above a kernel's largest diagonal gives it
+        one column (the largest pivot), not none; only a kernel whose diagonal is zero on the
+        training rows gives no column.
     random_state : int, RandomState or None, default=None
         Nyström: seed of the landmarks, the first ``m`` entries of one random permutation of the
         rows, **shared by all kernels**.
@@ -205,12 +208,22 @@ class LowRankFeatures(LRKLTransformer):
                 raise ValueError(msg)
             landmarks = [int(i) for i in check_random_state(self.random_state).permutation(n)]
         if self.method == "icd" and is_dask_array(X):  # all kernels in one graph per pivot
-            self.factors_ = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
+            factors = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
         else:
-            self.factors_ = [
-                self._factor(kernel, X, y, r, landmarks)
+            factors = [
+                self._factor(kernel, X, y, r, landmarks, self.tol)
                 for kernel, r in zip(kernels, ranks, strict=True)
             ]
+        # A tol at or above a kernel's largest diagonal stops its factor before the first
+        # column: take that column anyway (the first pivot always), so that every kernel with
+        # a nonzero diagonal gives a feature.
+        for q, factor in enumerate(factors):
+            if factor.rank == 0 and self.tol > 0 and self.method != "nystrom":
+                if is_dask_array(X):
+                    (factors[q],) = chunked_icd([kernels[q]], X, [1], 0.0, xp=xp)
+                else:
+                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0)
+        self.factors_ = factors
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
         self.kernels_ = kernels
@@ -218,10 +231,16 @@ class LowRankFeatures(LRKLTransformer):
         return xp
 
     def _factor(
-        self, kernel: Kernel, X: Array, y: Array | None, r: int, order: list[int] | None
+        self,
+        kernel: Kernel,
+        X: Array,
+        y: Array | None,
+        r: int,
+        order: list[int] | None,
+        tol: float,
     ) -> LowRankFactor:
         if self.method == "icd":
-            return icd(kernel, X, r, tol=self.tol)
+            return icd(kernel, X, r, tol=tol)
         if self.method == "csi":
             return csi(
                 kernel,
@@ -230,7 +249,7 @@ class LowRankFeatures(LRKLTransformer):
                 r,
                 kappa=self.kappa,
                 lookahead=int(self.lookahead),
-                tol=self.tol,
+                tol=tol,
                 gain_tol=self.gain_tol,
             )
         if self.n_landmarks is None:

@@ -19,6 +19,7 @@ hundreds of times sooner; see the class docstring.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -47,6 +48,7 @@ from lrkl._validation import (
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
 from lrkl.kernel_ridge._solvers import PrimalProblem, make_solver, solve_primal
 from lrkl.kernels import Kernel
 from lrkl.slkl._solver import (
@@ -139,6 +141,49 @@ def _solver_options(solver: str, selection: str | None, step: str | None) -> dic
     return {"solver": solver, "selection": selection or "greedy", "step": step or "exact"}
 
 
+#: The smallest ν / ν_max lrkl solves for: below it the ℓ1 weight √ν of F's lasso form is
+#: within 1e4 of float64's rounding of the correlations c_mᵀr that it is compared with, the
+#: optimality conditions cannot be resolved, and the solver stalls (40 rows: 0.3 s at 1e-24,
+#: 8 s at 1e-31, minutes at 1e-300).
+NU_RATIO_FLOOR = 1e-24
+
+
+def _internal_nu(nu: float, y_scale: float, top: float, *, name: str) -> float:
+    """The ν of the problem on ``y / y_scale`` for the user's ν on ``y`` (ν scales with y²,
+    F = yᵀK⁻¹y + νΣμ), checked to be a normal float64 and at least ``NU_RATIO_FLOOR·ν_max``
+    (``top``: ν_max on ``y / y_scale``)."""
+    inner = nu / y_scale / y_scale
+    if not (math.isfinite(inner) and inner >= 2.0**-1022):
+        msg = (
+            f"{name} = {nu:.4g} is out of float64's range at the scale of y (max |y| about "
+            f"{y_scale:.3g}): ν scales with y², so it must lie within about "
+            f"[{y_scale * y_scale * 2.0**-1022:.3g}, {y_scale * y_scale * 2.0**1023:.3g}]; "
+            f"leave {name} at None for the data-scaled default, or rescale y"
+        )
+        raise ValueError(msg)
+    if inner < NU_RATIO_FLOOR * top:
+        msg = (
+            f"{name} = {nu:.4g} is {inner / top:.2g} of ν_max = max_m (c_mᵀy)², below the "
+            f"{NU_RATIO_FLOOR:g} that float64 resolves (the ℓ1 weight √ν would be within "
+            f"rounding of the correlations): {name} must be at least "
+            f"{NU_RATIO_FLOOR * top * y_scale * y_scale:.4g}"
+        )
+        raise ValueError(msg)
+    return inner
+
+
+def _rescaled(result: SLKLResult, y_scale: float) -> SLKLResult:
+    """A solution on ``y / y_scale`` in the units of ``y``: μ and the violation (in units of ν)
+    do not change, the dual coefficients and the bias scale with y, F with y²."""
+    square = y_scale * y_scale
+    return result._replace(
+        dual_coef=result.dual_coef * y_scale,
+        intercept=result.intercept * y_scale,
+        objective=result.objective * square,
+        objective_history=tuple(f * square for f in result.objective_history),
+    )
+
+
 def _default_nu(problem: Any) -> float:
     """``DEFAULT_NU_RATIO·ν_max``; 1 when y is constant after centring (ν_max = 0, every ν
     gives μ = 0)."""
@@ -197,6 +242,10 @@ class _SLKLFit:
         the candidates, the resolved kernel and each target's ν."""
         solver = _solver_options(self.solver, self.selection, self.step)
         kernel = check_kernel(self.kernel, X)
+        # F on y of unit scale (ν_max = max (c_mᵀy)² overflows at y · 1e200): an exact power
+        # of 2, ν divided by its square; the results come back in the units of y.
+        y_scale = power_of_two_scale(Y, xp=xp)
+        Y = Y / y_scale
         problems, candidates, seed = _prepare(
             X,
             Y,
@@ -221,7 +270,10 @@ class _SLKLFit:
 
         results, nus = [], []
         for problem in problems:
-            nu = float(self.nu) if self.nu is not None else _default_nu(problem)
+            if self.nu is not None:
+                nu = _internal_nu(float(self.nu), y_scale, nu_max(problem), name="nu")
+            else:
+                nu = _default_nu(problem)
             result = solve_slkl(
                 problem,
                 nu=nu,
@@ -238,10 +290,11 @@ class _SLKLFit:
                     "increase max_iter or tol"
                     if result.n_iter >= (self.max_iter or 1000 * problem.M)
                     else f"F stalled with an optimality violation of {result.kkt_violation:.2g}·ν "
-                    f"at ν = {nu:.3g} ({nu / nu_max(problem):.1e} of ν_max): increase tol or nu",
+                    f"at ν = {nu * y_scale * y_scale:.3g} ({nu / nu_max(problem):.1e} of ν_max): "
+                    "increase tol or nu",
                 )
-            results.append(result)
-            nus.append(nu)
+            results.append(_rescaled(result, y_scale))
+            nus.append(nu * y_scale * y_scale)
         return results, candidates, kernel, nus
 
 
@@ -326,7 +379,10 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
     nu : float, default=None
         ν > 0, the weight of ``Σ μ_m`` (only λν matters, Proposition 3, so λ = 1). ``None``
         means ``1e-5·ν_max``, ``ν_max = max_m (c_mᵀy)²`` the smallest ν at which every weight is
-        zero: a default that follows the scale of y (ν scales with y²). The best ratio depends
+        zero: a default that follows the scale of y (ν scales with y², and the fit is computed
+        on y brought to unit scale, so that it is equivariant in y). A given ν must be at least
+        ``1e-24·ν_max`` (below it float64 cannot resolve F's optimality conditions) and a
+        float64 at y's scale squared (a ValueError otherwise). The best ratio depends
         on the noise (from 1e-4 on diabetes to below 1e-8 on friedman1), so no fixed default
         is best everywhere: :class:`SLKLRegressorCV` chooses it. The paper's ν = 0.01 suits its
         targets of unit scale.
@@ -391,7 +447,9 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
     intercept_ : array of shape ()
         The bias b (0 unless ``fit_intercept``).
     nu_ : float
-        The ν of the fit (``nu``, or the default computed from y).
+        The ν of the fit (``nu``, or the default computed from y), in the units of ``y²``:
+        ``inf`` (or 0) where that leaves float64 (``|y|`` beyond about 1e154, or below
+        1e-154; the fit runs on ``y`` brought to unit scale).
     objective_ : float
         F at the returned μ.
     objective_history_, n_active_history_, iteration_history_ : tuple
@@ -720,7 +778,10 @@ class SLKLRegressorCV(_SLKLModel):
     n_nus : int, default=17
         Number of values of the default grid.
     eps : float, default=1e-8
-        Ratio ``ν_min / ν_max`` of the default grid, in (0, 1).
+        Ratio ``ν_min / ν_max`` of the default grid, in ``[1e-24, 1)``: below ``1e-24`` the
+        ℓ1 weight √ν is within rounding of the correlations it is compared with, F's
+        optimality conditions cannot be resolved in float64 and the solver stalls. ``nus``
+        below ``1e-24·ν_max`` are refused likewise.
     cv : int or cross-validation splitter, default=5
         As in scikit-learn (``KFold`` for an int).
     n_jobs : int, default=None
@@ -741,6 +802,10 @@ class SLKLRegressorCV(_SLKLModel):
         ``max_m (c_mᵀy)²`` on all the training data.
     mse_path_ : tuple of tuple of float
         Validation MSE, one row per ν, one column per fold.
+
+        ``nu_``, ``nus_``, ``nu_max_`` and ``mse_path_`` are in the units of ``y²`` (``inf``
+        where that leaves float64, for ``|y|`` beyond about 1e154): the path is computed on
+        ``y`` brought to unit scale, so that the choice does not depend on y's scale.
     candidates_, weights_, support_, centres_, dual_coef_, intercept_, kernel_, objective_
     n_iter_, mode_, n_features_in_
         Of the refit on all the data with ``nu_``, as for :class:`SLKLRegressor`.
@@ -761,7 +826,7 @@ class SLKLRegressorCV(_SLKLModel):
         **_SOLVER_CONSTRAINTS,
         "nus": ["array-like", None],
         "n_nus": [Interval(numbers.Integral, 1, None, closed="left")],
-        "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "eps": [Interval(numbers.Real, NU_RATIO_FLOOR, 1, closed="left")],
         "cv": ["cv_object"],
         "n_jobs": [numbers.Integral, None],
     }
@@ -822,6 +887,11 @@ class SLKLRegressorCV(_SLKLModel):
         self._validate_params()
         solver = _solver_options(self.solver, self.selection, self.step)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
+        # The path and its validation errors on y of unit scale (an exact power of 2): ν_max
+        # and the MSE would overflow at y · 1e200. ν scales with y².
+        y_scale = power_of_two_scale(y, xp=xp)
+        square = y_scale * y_scale
+        y = y / y_scale
         kernel = check_kernel(self.kernel, X)
         rng = check_random_state(self.random_state)
         options = dict(
@@ -848,39 +918,43 @@ class SLKLRegressorCV(_SLKLModel):
             owner=type(self).__name__,
             xp=xp,
         )
-        self.nu_max_ = nu_max(problem)
+        top = nu_max(problem)
         if self.nus is not None:
             nus = check_grid(self.nus, name="nus")
-        elif self.nu_max_ > 0:
-            nus = nu_grid(self.nu_max_, self.n_nus, self.eps)
-        else:  # y is constant (after centring): every ν gives μ = 0
-            nus = (1.0,)
+            internal = tuple(_internal_nu(v, y_scale, top, name="nus") for v in nus)
+        else:
+            # y constant after centring: ν_max = 0 and every ν gives μ = 0
+            internal = nu_grid(top, self.n_nus, self.eps) if top > 0 else (1.0,)
+            nus = tuple(v * square for v in internal)
         y_host = to_numpy(y)
         folds = list(check_cv(self.cv).split(to_numpy(X), y_host, groups))
         seeds = rng.randint(2**31 - 1, size=len(folds))
         per_fold = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fold_errors)(X, y, train, test, nus, int(s), problem.M, options, xp=xp)
+            delayed(_fold_errors)(X, y, train, test, internal, int(s), problem.M, options, xp=xp)
             for (train, test), s in zip(folds, seeds, strict=True)
         )
-        self.nu_, self.mse_path_ = choose_from_grid(
+        finite = all(math.isfinite(v) and v > 0 for v in nus)
+        best, mse_path = choose_from_grid(
             type(self).__name__,
             "nu",
-            nus,
+            nus if finite else internal,  # the user's units where float64 holds them
             per_fold,
             top="every weight zero: the model is the mean of y",
             advice="nus" if self.nus is not None else "eps or n_nus",
         )
-        self.nus_ = nus
+        j = (nus if finite else internal).index(best)
+        self.nu_, self.nus_, self.nu_max_ = nus[j], nus, top * square
+        self.mse_path_ = scale_errors(mse_path, y_scale)
         result = solve_slkl(
             problem,
-            nu=self.nu_,
+            nu=internal[j],
             seed=seed,
             **solver,
             stop=self.stop,
             tol=float(self.tol),
             max_iter=self.max_iter,
         )
-        self._store(result, X, candidates, kernel, xp=xp)
+        self._store(_rescaled(result, y_scale), X, candidates, kernel, xp=xp)
         return self
 
 
@@ -960,6 +1034,8 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
+        y_scale = power_of_two_scale(y, xp=xp)  # exact: the fit is linear in y
+        y = y / y_scale
         M = check_n_columns(self.n_columns, X.shape[0], owner=type(self).__name__)
         weight = float(self.weight)
         self.kernel_ = check_kernel(self.kernel, X)
@@ -979,8 +1055,9 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         device = device_of(X)
         self.candidates_ = index_array(rows, xp=xp, device=device)
         self.centres_ = xp.take(X, self.candidates_, axis=0)
-        dual = fit.coef / hxp.sqrt(problem.k_diag)
+        dual = fit.coef / hxp.sqrt(problem.k_diag) * y_scale
         self.dual_coef_ = from_host(dual, xp=xp, device=device, dtype=X.dtype)
-        self.intercept_ = from_host(fit.intercept, xp=xp, device=device, dtype=X.dtype)
+        intercept = fit.intercept * y_scale
+        self.intercept_ = from_host(intercept, xp=xp, device=device, dtype=X.dtype)
         self.n_features_in_ = X.shape[1]
         return self

@@ -59,7 +59,7 @@ from threadpoolctl import ThreadpoolController
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, is_dask_array, row_sums, take_rows
-from lrkl._linalg import cho_factor, cho_solve, solve
+from lrkl._linalg import cho_factor, cho_solve, eigh, solve
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -579,7 +579,10 @@ class _ActiveSet:
         B_AA = self.P[:k, act] if self.P is not None else self.problem.active_gram(self.act, k)
         A = B_AA + _diag_matrix(1.0 / self.mu[act])
         A = (A + A.T) / 2.0
-        self.G[:k, :k] = solve(A, hxp.eye(k, dtype=hxp.float64), xp=hxp, assume_a="pos")
+        try:
+            self.G[:k, :k] = solve(A, hxp.eye(k, dtype=hxp.float64), xp=hxp, assume_a="pos")
+        except hxp.linalg.LinAlgError:
+            self.G[:k, :k] = _floored_inverse(A)
 
     def warm_start(self, mu0: Any, rows: dict[int, Any] | None = None) -> None:
         """Activate the positive entries of ``mu0`` and build G from scratch. Greedy selection
@@ -646,6 +649,21 @@ class _ActiveSet:
         hxp = host_namespace()
         k = self.m0
         return (self.G[:k, :k] @ self.z[:k]) / hxp.sqrt(self.problem.k_diag[self.act[:k]])
+
+
+def _floored_inverse(A: Any) -> Any:
+    """``A⁻¹`` of a symmetric ``A`` that is positive definite in exact arithmetic but singular
+    as rounded, its eigenvalues floored at ``k·eps·max λ`` (the rounding of ``A``).
+
+    ``A = B_AA + D⁻¹`` is singular in float64 when the weights μ are so large (ν far below
+    ν_max: a path down to ``eps=1e-300``) that ``D⁻¹`` is below the rounding of a singular
+    ``B_AA``; the floor is the smallest change of ``A`` that float64 can represent.
+    """
+    hxp = host_namespace()
+    w, U = eigh(A, xp=hxp)
+    floor = A.shape[0] * float(hxp.finfo(hxp.float64).eps) * max(float(hxp.max(w)), 0.0)
+    w = hxp.where(w > floor, w, floor) if floor > 0 else hxp.ones_like(w)
+    return (U / w) @ U.T
 
 
 def _diag_matrix(d: Any) -> Any:

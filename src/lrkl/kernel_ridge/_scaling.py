@@ -1,0 +1,72 @@
+"""The scale of the targets and of the sample weights, taken out before anything is squared.
+
+Every ridge-family fit squares ``y`` somewhere (a validation error, an alignment ``yᵀK y``,
+SLKL's ``(c_mᵀy)²``) and sums the sample weights: at ``y · 1e±200`` or weights of ``1e300``
+those overflow or underflow although the model itself is well defined. The estimators divide
+``y`` (and the weights) by a power of two near their largest magnitude first, so that every
+intermediate is of unit scale, and multiply the fitted coefficients back. A power of two makes
+both divisions exact: a fit of ``2^k · y`` gives exactly ``2^k`` times the coefficients, the
+same α and the same pivots, and a ``y`` already of unit scale is fitted bit for bit as before.
+
+The model is equivariant: ridge regression (any α) is linear in ``y``; weights ``w / s`` with
+the penalty ``α / s`` give the same minimiser as ``w`` with ``α``.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import Any
+
+from lrkl._backend import to_numpy
+from lrkl._dask import dask_compute, is_dask_array
+
+__all__ = ["power_of_two_scale", "scale_errors", "weight_scale"]
+
+Array = Any
+
+
+def power_of_two_scale(values: Array, /, *, xp: ModuleType) -> float:
+    """``2^e`` with ``max |values| / 2^e`` in ``[1, 2)``; 1.0 when ``values`` is empty, all
+    zero or not finite (the caller's checks report the latter).
+
+    One reduction and one host transfer of a scalar (a compute for a Dask array).
+    """
+    if math.prod(values.shape) == 0:
+        return 1.0
+    top = xp.max(xp.abs(values))
+    if is_dask_array(top):
+        (top,) = dask_compute(top)
+    top = float(to_numpy(top))
+    if not (math.isfinite(top) and top > 0.0):
+        return 1.0
+    _, exponent = math.frexp(top)  # top = m · 2^exponent, m in [0.5, 1)
+    return math.ldexp(1.0, exponent - 1)
+
+
+def weight_scale(
+    sample_weight: Array | None, alpha: float, /, *, xp: ModuleType
+) -> tuple[Array | None, float, float]:
+    """Sample weights of largest value in ``[1, 2)``, the penalty that keeps the minimiser, and
+    the scale ``s`` taken out: ``(w / s, α / s, s)``.
+
+    ``Σ_i w_i (y_i − f(x_i))² + α‖f‖²`` divided by ``s`` has the same minimiser. ``α / s`` is
+    floored at the smallest normal float64 (weights beyond ``α · 1e308``): below it the penalty
+    is already far under the rounding of the weighted kernel, and the solvers treat it as the
+    minimum-norm limit (:class:`lrkl.kernel_ridge._solvers.CholeskySolver`).
+    """
+    if sample_weight is None:
+        return None, alpha, 1.0
+    scale = power_of_two_scale(sample_weight, xp=xp)
+    return sample_weight / scale, max(alpha / scale, _TINY) if alpha > 0 else alpha, scale
+
+
+def scale_errors(
+    per_fold: list[list[float]] | tuple[tuple[float, ...], ...], factor: float, /
+) -> tuple[tuple[float, ...], ...]:
+    """Validation errors computed on ``y / s`` back in the units of ``y²`` (``factor = s``):
+    exact for a power of two, ``inf`` where ``s²·e`` leaves float64."""
+    return tuple(tuple(e * factor * factor for e in row) for row in per_fold)
+
+
+_TINY = 2.0**-1022  # the smallest normal float64

@@ -1,0 +1,185 @@
+"""Scale of y (issue 33, class 7): every ridge-family estimator is equivariant in y.
+
+Reference: the fit on the unscaled ``y``. For ``c = 10^k``, ``k`` in ``[−200, 200]``, the fit on
+``c·y`` must predict ``c`` times the reference within ``1e-6`` of the spread of the reference's
+predictions, and a CV estimator must choose the same α (or ν, in the units of ``y²``). The
+estimators take a power of two out of ``y`` before anything is squared
+(:mod:`lrkl.kernel_ridge._scaling`), so the only difference left is the rounding of ``c·y``.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lrkl import (
+    AlignmentKernelRidge,
+    KernelRidge,
+    KernelRidgeCV,
+    KernelRidgeSubset,
+    LowRankRidge,
+    LowRankRidgeCV,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformKernelRidge,
+    UniformRankOneRidge,
+)
+from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
+
+TOLERANCE = 1e-6  # of the spread of the reference's predictions
+
+#: CGLS amplifies rounding: y · (1 + 1e-15) moves 10 iterations by 1.6e-4 of the spread of the
+#: predictions, y · 3 by 2.5e-4 (measured on these data), so its test of 10^k has this
+#: tolerance; a power of two is exact (test_cg_is_exactly_equivariant_in_a_power_of_two).
+CG_TOLERANCE = 1e-3
+
+ESTIMATORS = {
+    "KernelRidge": lambda: KernelRidge(alpha=0.1),
+    "KernelRidge-tikhonov": lambda: KernelRidge(alpha=0.1, method="tikhonov"),
+    "KernelRidge-cg": lambda: KernelRidge(method="cg", max_iter=10),
+    "KernelRidgeCV": lambda: KernelRidgeCV(),
+    "KernelRidgeCV-kfold": lambda: KernelRidgeCV(cv=3),
+    "LowRankRidge": lambda: LowRankRidge(rank=10, alpha=0.1),
+    "LowRankRidge-csi": lambda: LowRankRidge(["rbf"], rank=8, method="csi", alpha=0.1),
+    "LowRankRidgeCV": lambda: LowRankRidgeCV(["rbf"], rank=15),
+    "UniformKernelRidge": lambda: UniformKernelRidge(["rbf", "linear"], alpha=0.1),
+    "AlignmentKernelRidge-align": lambda: AlignmentKernelRidge(["rbf", "linear"], "align"),
+    "AlignmentKernelRidge-alignf": lambda: AlignmentKernelRidge(["rbf", "linear"], "alignf"),
+    "AlignmentKernelRidge-alignfc": lambda: AlignmentKernelRidge(["rbf", "linear"], "alignfc"),
+    "KernelRidgeSubset": lambda: KernelRidgeSubset(n_columns=20, alpha=0.1, random_state=0),
+    "UniformRankOneRidge": lambda: UniformRankOneRidge(n_columns=20, random_state=0),
+    "SLKLRegressor": lambda: SLKLRegressor(n_columns=20, random_state=0),
+    "SLKLRegressorCV": lambda: SLKLRegressorCV(n_columns=20, cv=3, n_nus=6, random_state=0),
+}
+
+#: What a CV estimator chooses, independent of y's scale: α, or for SLKL the weights μ of the
+#: chosen ν (ν itself scales with y² and is inf in those units beyond |y| ≈ 1e154).
+CHOICES = {
+    "KernelRidgeCV": "alpha_",
+    "KernelRidgeCV-kfold": "alpha_",
+    "LowRankRidgeCV": "alpha_",
+    "SLKLRegressorCV": "weights_",
+}
+
+
+def _data():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((30, 3))
+    y = np.sin(X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(30) + 2.0
+    T = rng.standard_normal((9, 3))
+    return X, y, T
+
+
+def _fit(name, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice on an end of a grid
+        return ESTIMATORS[name]().fit(X, y)
+
+
+@functools.cache
+def _reference(name):
+    X, y, T = _data()
+    model = _fit(name, X, y)
+    return model.predict(T), model
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(k=st.integers(-200, 200))
+def test_predictions_scale_with_y(name, k):
+    X, y, T = _data()
+    expected, reference = _reference(name)
+    c = 10.0**k
+    model = _fit(name, X, c * y)
+    predicted = model.predict(T)
+    assert np.all(np.isfinite(predicted))
+    spread = np.ptp(expected)
+    tolerance = CG_TOLERANCE if name.endswith("-cg") else TOLERANCE
+    np.testing.assert_allclose(predicted / c, expected, rtol=0, atol=tolerance * spread)
+    if name in CHOICES:
+        attribute = CHOICES[name]
+        np.testing.assert_allclose(
+            getattr(model, attribute), getattr(reference, attribute), rtol=1e-9, atol=1e-12
+        )
+
+
+@pytest.mark.parametrize("e", [-600, 600])
+def test_cg_is_exactly_equivariant_in_a_power_of_two(e):
+    X, y, T = _data()
+    expected = _reference("KernelRidge-cg")[0]
+    c = 2.0**e
+    predicted = _fit("KernelRidge-cg", X, c * y).predict(T)
+    np.testing.assert_array_equal(predicted / c, expected)
+
+
+@pytest.mark.parametrize("k", [-200, 200])
+def test_slkl_nu_of_the_default_is_reported_in_units_of_y_squared(k):
+    X, y, _ = _data()
+    model = _fit("SLKLRegressor", X, 10.0**k * y)
+    reference = _reference("SLKLRegressor")[1]
+    # ν_max·1e-5 at y·1e±200 is 1e∓395 times the reference's: outside float64 (documented)
+    assert model.nu_ == (np.inf if k > 0 else 0.0)
+    np.testing.assert_allclose(model.weights_, reference.weights_, rtol=1e-9, atol=1e-12)
+
+
+def test_slkl_refuses_a_nu_outside_float64_at_y_scale():
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match=r"nu = 0\.01 is out of float64's range at the scale of y"):
+        SLKLRegressor(nu=0.01, n_columns=20, random_state=0).fit(X, 1e200 * y)
+    with pytest.raises(ValueError, match=r"nu = .* of ν_max .* nu must be at least"):
+        SLKLRegressor(nu=1e-300, n_columns=20, random_state=0).fit(X, y)
+
+
+def test_alignment_weights_do_not_depend_on_the_scale_of_y():
+    X, y, _ = _data()
+    for method in ("align", "alignf", "alignfc"):
+        reference = AlignmentKernelRidge(["rbf", "linear"], method).fit(X, y)
+        for c in (1e-200, 1e200):
+            model = AlignmentKernelRidge(["rbf", "linear"], method).fit(X, c * y)
+            np.testing.assert_allclose(
+                model.kernel_weights_, reference.kernel_weights_, rtol=1e-12, atol=1e-15
+            )
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([3.0, -5.0], 4.0),
+        ([1.0], 1.0),
+        ([0.0, 0.0], 1.0),
+        ([1e-310], 2.0**-1030),
+        ([1e308], 2.0**1023),
+    ],
+)
+def test_power_of_two_scale_brings_the_largest_magnitude_into_one_to_two(values, expected):
+    scale = power_of_two_scale(np.asarray(values), xp=np)
+    assert scale == expected
+
+
+def test_weight_scale_keeps_the_minimiser():
+    w = np.asarray([1e300, 3e300])
+    scaled, alpha, scale = weight_scale(w, 2.0, xp=np)
+    assert 1.0 <= scaled.max() < 2.0
+    assert alpha * scale == 2.0 or alpha == 2.0**-1022  # α / s, floored at the smallest normal
+
+
+@pytest.mark.parametrize(
+    "name", ["KernelRidge", "LowRankRidge", "UniformKernelRidge", "KernelRidgeSubset"]
+)
+def test_sample_weights_and_alpha_scaled_together_give_the_same_fit(name):
+    """Σ w_i r_i² + α‖f‖² and the same times 1e300 have one minimiser (the reference: the fit
+    with w and α), where the weighted sums overflowed or the factorisation failed."""
+    X, y, T = _data()
+    w = np.random.default_rng(1).uniform(0.5, 2.0, 30)
+    params = {"alpha": 0.1}
+    expected = ESTIMATORS[name]().set_params(**params).fit(X, y, sample_weight=w).predict(T)
+    for c in (1e-300, 1e300):
+        model = ESTIMATORS[name]().set_params(alpha=0.1 * c).fit(X, y, sample_weight=c * w)
+        np.testing.assert_allclose(
+            model.predict(T), expected, rtol=0, atol=TOLERANCE * np.ptp(expected)
+        )
