@@ -33,9 +33,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from array_api_compat import is_array_api_obj
-
-from lrkl._backend import device_of
+from lrkl._backend import check_array, device_of
 from lrkl._checks import check_integer, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 
@@ -121,10 +119,13 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
     if isinstance(features, str) or not isinstance(features, Sequence) or not features:
         msg = f"features must be a non-empty sequence of 2-D arrays, received {features!r:.80}"
         raise TypeError(msg)
-    n = _check_array(y, name="y", ndim=1, xp=xp).shape[0]
+    y = check_array(y, name="y", ndim=1, xp=xp)
+    n = y.shape[0]
+    features = [
+        check_array(V, name=f"features[{k}]", ndim=2, xp=xp) for k, V in enumerate(features)
+    ]
     for k, V in enumerate(features):
-        _check_array(V, name=f"features[{k}]", ndim=2, xp=xp)
-        if V.shape[0] != n or V.shape[1] == 0:
+        if V.shape[0] != n:
             msg = (
                 f"features[{k}] must have one row per label ({n}) and at least one column, "
                 f"received shape {tuple(V.shape)}"
@@ -134,23 +135,6 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
         msg = "y must hold the labels -1 and 1 (encode {0, 1} labels as 2 y - 1)"
         raise ValueError(msg)
     return _svm_problem(features, y, C, xp=xp)
-
-
-def _check_array(a: Any, *, name: str, ndim: int, xp: ModuleType) -> Array:
-    """``a`` if it is a finite floating ``ndim``-D array of ``xp``, else an error naming it."""
-    if not is_array_api_obj(a):
-        msg = f"{name} must be an array of {xp.__name__}, received {type(a).__name__}"
-        raise TypeError(msg)
-    if a.ndim != ndim:
-        msg = f"{name} must be a {ndim}-D array, received shape {tuple(a.shape)}"
-        raise ValueError(msg)
-    if not xp.isdtype(a.dtype, "real floating"):
-        msg = f"{name} must hold floating-point numbers, received dtype {a.dtype}"
-        raise TypeError(msg)
-    if not bool(xp.all(xp.isfinite(a))):
-        msg = f"{name} must contain only finite values (no NaN or infinity)"
-        raise ValueError(msg)
-    return a
 
 
 def check_problem(problem: Any) -> SVMProblem:
@@ -165,7 +149,7 @@ def check_weights(d: Any, problem: SVMProblem, *, name: str = "d", xp: ModuleTyp
     """``d`` if it is a finite non-negative 1-D array of one weight per kernel of ``problem``,
     else an error naming ``name``."""
     check_problem(problem)
-    _check_array(d, name=name, ndim=1, xp=xp)
+    d = check_array(d, name=name, ndim=1, xp=xp)
     m = problem.V.shape[0]
     if d.shape[0] != m or not bool(xp.all(d >= 0.0)):
         msg = (
@@ -366,7 +350,7 @@ def gfb_svm(
     check_option(variant, VARIANTS, name="variant")
     check_option(box_update, BOX_UPDATES, name="box_update")
     check_option(stop, STOPS, name="stop")
-    check_weights(d, problem, xp=xp)
+    d = check_weights(d, problem, xp=xp)
     check_number(eta, name="eta")
     check_number(tol, name="tol")
     check_integer(max_iter, name="max_iter", low=0)  # 0: the starting point's solution

@@ -20,12 +20,11 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import device_of
+from lrkl._backend import check_array, device_of
 from lrkl._checks import check_integer, check_number, check_option
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
-    _check_array,
     _feasible,
     _gfb_svm,
     _kernel_products,
@@ -52,7 +51,7 @@ def lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
     squared norms ``norms2 = (‖f_1‖², …, ‖f_m‖²)`` (finite, non-negative); uniform when every
     ``f_k`` is zero. ``p ≥ 1``."""
     check_number(p, name="p", low=1.0)
-    _check_array(norms2, name="norms2", ndim=1, xp=xp)
+    norms2 = check_array(norms2, name="norms2", ndim=1, xp=xp)
     if not bool(xp.all(norms2 >= 0.0)):
         msg = "norms2 must hold squared norms (>= 0), received a negative value"
         raise ValueError(msg)
@@ -242,7 +241,7 @@ def lp_mkl(
         check_number(alpha_scale, name="alpha_scale", strict=True)
     check_problem(problem)
     if weights is not None:
-        check_weights(weights, problem, name="weights", xp=xp)
+        weights = check_weights(weights, problem, name="weights", xp=xp)
     if callback is not None and not callable(callback):
         msg = f"callback must be callable or None, received {callback!r}"
         raise TypeError(msg)
