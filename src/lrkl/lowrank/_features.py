@@ -204,11 +204,15 @@ class LowRankFeatures(LRKLTransformer):
                 )
                 raise ValueError(msg)
             landmarks = [int(i) for i in check_random_state(self.random_state).permutation(n)]
+            landmarks = landmarks[:m] if self.n_landmarks is not None else landmarks
+        # At most n pivots exist, so look-ahead columns past n would be zero: clipping changes
+        # nothing but the n_steps × n allocation (no warning, unlike a clipped rank).
+        lookahead = min(int(self.lookahead), n)
         if self.method == "icd" and is_dask_array(X):  # all kernels in one graph per pivot
             self.factors_ = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
         else:
             self.factors_ = [
-                self._factor(kernel, X, y, r, landmarks)
+                self._factor(kernel, X, y, r, landmarks, lookahead)
                 for kernel, r in zip(kernels, ranks, strict=True)
             ]
         self.rank_ = tuple(f.rank for f in self.factors_)
@@ -218,7 +222,13 @@ class LowRankFeatures(LRKLTransformer):
         return xp
 
     def _factor(
-        self, kernel: Kernel, X: Array, y: Array | None, r: int, order: list[int] | None
+        self,
+        kernel: Kernel,
+        X: Array,
+        y: Array | None,
+        r: int,
+        order: list[int] | None,
+        lookahead: int,
     ) -> LowRankFactor:
         if self.method == "icd":
             return icd(kernel, X, r, tol=self.tol)
@@ -229,14 +239,14 @@ class LowRankFeatures(LRKLTransformer):
                 y,
                 r,
                 kappa=self.kappa,
-                lookahead=int(self.lookahead),
+                lookahead=lookahead,
                 tol=self.tol,
                 gain_tol=self.gain_tol,
             )
         if self.n_landmarks is None:
             return nystrom(kernel, X, r, landmarks=order[:r])
-        m = int(self.n_landmarks)
-        return nystrom(kernel, X, m, rank=r, landmarks=order[:m])
+        m = len(order)  # n_landmarks, clipped to n_samples in _fit
+        return nystrom(kernel, X, m, rank=r, landmarks=order)
 
     @rowwise
     def transform(self, X: Array) -> Array:
