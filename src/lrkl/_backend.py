@@ -77,11 +77,16 @@ def default_float(xp: ModuleType, device: Any = None) -> Any:
 
 
 def float_dtype(x: Array, *, xp: ModuleType) -> Any:
-    """The floating dtype lrkl computes ``x`` in.
+    """The floating dtype lrkl computes ``x`` in: the one dtype policy of lrkl.
 
-    float32 stays float32 and float64 stays float64; integers and booleans become the namespace's
-    default float. Complex input is rejected.
+    float32 stays float32 and float64 stays float64; float16 is computed in float32 (as
+    scikit-learn does: half precision's 11 bits cannot carry a kernel solve); integers and
+    booleans become the namespace's default float (float64 for NumPy, CuPy and array-api-strict,
+    float32 for PyTorch). Complex input is rejected. Fitted arrays and predictions are in this
+    dtype.
     """
+    if x.dtype == getattr(xp, "float16", None):
+        return xp.float32
     if xp.isdtype(x.dtype, "real floating"):
         return x.dtype
     if xp.isdtype(x.dtype, ("integral", "bool")):
