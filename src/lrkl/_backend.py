@@ -327,8 +327,13 @@ def _object_to_float(
                 f"{where}"
             )
             raise ValueError(msg)
-        else:
-            what, advice = f"a {type(value).__name__} ({value!r})", "convert it to numbers first"
+        else:  # a wrong type: TypeError, worded as NumPy's for scikit-learn's checks
+            kind = type(value).__name__
+            msg = (
+                f"{name} must hold numbers; {where} holds a {kind} ({value!r}): the argument "
+                f"must be a string or a real number, not a {kind}"
+            )
+            raise TypeError(msg)
         if getattr(dtype, "name", None) == "category":
             advice = (
                 "a categorical column: encode it first (sklearn.preprocessing.OrdinalEncoder "
