@@ -404,3 +404,29 @@ def test_float_dtype_policy(backend):
         assert check_array(x, name="X", xp=xp).dtype == expected
     x = backend.asarray(np.ones((2, 2), dtype=np.int32))
     assert float_dtype(x, xp=xp) == default_float(xp, backend.device)
+
+
+def test_fit_transform_is_all_or_nothing_too():
+    X, _ = _data()
+    features = LowRankFeatures([Gaussian(gamma=0.1)], rank=3).fit(X)
+    expected = features.transform(X)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        features.fit_transform(np.c_[bad, X[:, :1]])
+    np.testing.assert_array_equal(features.transform(X), expected)
+
+
+def test_a_new_estimator_gets_all_or_nothing_without_asking():
+    from lrkl._base import LRKLRegressor
+
+    class Half(LRKLRegressor):
+        def fit(self, X, y):
+            self.coef_ = 1.0
+            msg = "fails after setting coef_"
+            raise RuntimeError(msg)
+
+    model = Half()
+    with pytest.raises(RuntimeError):
+        model.fit(np.ones((2, 1)), np.ones(2))
+    assert not hasattr(model, "coef_")
