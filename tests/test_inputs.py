@@ -396,7 +396,8 @@ def test_float_dtype_policy(backend):
     from lrkl._backend import check_array, default_float, float_dtype
 
     xp = backend.xp
-    for given, expected in [("float16", xp.float32), ("float32", xp.float32)]:
+    pairs = [("float16", xp.float32), ("float32", xp.float32), ("float64", xp.float64)]
+    for given, expected in pairs:
         if not hasattr(xp, given):
             continue  # array-api-strict has no float16
         x = backend.asarray(np.ones((2, 2), dtype=given))
@@ -430,3 +431,14 @@ def test_a_new_estimator_gets_all_or_nothing_without_asking():
     with pytest.raises(RuntimeError):
         model.fit(np.ones((2, 1)), np.ones(2))
     assert not hasattr(model, "coef_")
+
+
+def test_float64_stays_float64_in_a_namespace_without_float16():
+    """NumPy's ``dtype == None`` is True for float64: the float16 rule must not read it so
+    (the Dask namespace has no float16)."""
+    pytest.importorskip("dask")
+    import array_api_compat.dask.array as dxp
+
+    from lrkl._backend import float_dtype
+
+    assert float_dtype(np.ones(2), xp=dxp) == np.float64

@@ -85,7 +85,8 @@ def float_dtype(x: Array, *, xp: ModuleType) -> Any:
     float32 for PyTorch). Complex input is rejected. Fitted arrays and predictions are in this
     dtype.
     """
-    if x.dtype == getattr(xp, "float16", None):
+    half = getattr(xp, "float16", None)  # not in every namespace (array-api-strict, Dask)
+    if half is not None and x.dtype == half:  # (NumPy's dtype == None means float64)
         return xp.float32
     if xp.isdtype(x.dtype, "real floating"):
         return x.dtype
