@@ -77,11 +77,17 @@ def default_float(xp: ModuleType, device: Any = None) -> Any:
 
 
 def float_dtype(x: Array, *, xp: ModuleType) -> Any:
-    """The floating dtype lrkl computes ``x`` in.
+    """The floating dtype lrkl computes ``x`` in: the one dtype policy of lrkl.
 
-    float32 stays float32 and float64 stays float64; integers and booleans become the namespace's
-    default float. Complex input is rejected.
+    float32 stays float32 and float64 stays float64; float16 is computed in float32 (as
+    scikit-learn does: half precision's 11 bits cannot carry a kernel solve); integers and
+    booleans become the namespace's default float (float64 for NumPy, CuPy and array-api-strict,
+    float32 for PyTorch). Complex input is rejected. Fitted arrays and predictions are in this
+    dtype.
     """
+    half = getattr(xp, "float16", None)  # not in every namespace (array-api-strict, Dask)
+    if half is not None and x.dtype == half:  # (NumPy's dtype == None means float64)
+        return xp.float32
     if xp.isdtype(x.dtype, "real floating"):
         return x.dtype
     if xp.isdtype(x.dtype, ("integral", "bool")):
@@ -209,8 +215,11 @@ def ensure_array(x: Any, /, *, name: str) -> Array:
     """``x`` itself when it is an array of an array-API library, else a NumPy array of it.
 
     Lists, pandas objects and anything with ``__array__`` become NumPy arrays (the caller then
-    works in NumPy); object arrays are converted to float64, so non-numeric entries raise
-    :class:`TypeError`; complex data raise :class:`ValueError`.
+    works in NumPy). What cannot hold numbers is refused with an error that names ``name``, says
+    where and shows what it holds instead: text, missing values (``pd.NA``), categorical text
+    columns, dates, dicts, ragged nested lists (:class:`ValueError` or :class:`TypeError`);
+    complex data raise :class:`ValueError`. A NumPy masked array is taken as its data when no
+    entry is masked and refused otherwise: lrkl does not guess what a masked entry means.
     """
     if x is None:
         msg = f"{name} must be an array, received None"
@@ -227,19 +236,119 @@ def ensure_array(x: Any, /, *, name: str) -> Array:
             "computed into memory: pass x.to_dask_array(lengths=True), or x.compute()"
         )
         raise TypeError(msg)
+    if isinstance(x, np.ma.MaskedArray):
+        x = _unmask(x, name=name)
     if not array_api_compat.is_array_api_obj(x) or isinstance(x, np.generic):
-        x = np.asarray(x)
+        x = _to_numpy(x, name=name)
     if isinstance(x, np.ndarray) and x.dtype.kind in "US":
         first = next((v for v in x.ravel() if not _is_number(v)), None)
         if first is not None:
             msg = f"{name} must hold numbers, received text such as {str(first)!r}"
             raise ValueError(msg)
     if isinstance(x, np.ndarray) and x.dtype.kind in "OUS":
-        x = x.astype(np.float64)
+        x = _object_to_float(x, name=name, columns=None)
     if isinstance(x, np.ndarray) and np.iscomplexobj(x):
         msg = f"Complex data not supported: {name} has dtype {x.dtype}, expected real values"
         raise ValueError(msg)
+    if isinstance(x, np.ndarray) and x.dtype.kind not in "biuf":
+        msg = f"{name} must hold numbers (float, integer or boolean), received dtype {x.dtype}"
+        raise TypeError(msg)
     return x
+
+
+def _unmask(x: np.ma.MaskedArray, /, *, name: str) -> np.ndarray:
+    """The data of a masked array with no masked entry; a masked entry is refused."""
+    masked = int(np.ma.count_masked(x))
+    if masked:
+        msg = (
+            f"{name} is a masked array with {masked} masked entr{'y' if masked == 1 else 'ies'}; "
+            "lrkl does not take masks: fill them (x.filled(value)) or drop their rows first"
+        )
+        raise ValueError(msg)
+    return np.ma.getdata(x)
+
+
+def _to_numpy(x: Any, /, *, name: str) -> np.ndarray:
+    """A NumPy array of a list, a pandas object or anything with ``__array__``, in numbers
+    where its columns hold numbers; an error naming ``name`` and the culprit otherwise."""
+    if isinstance(x, dict | set | frozenset) or (
+        hasattr(x, "keys") and not hasattr(x, "__array__")
+    ):
+        msg = (
+            f"{name} must be an array-like of numbers (an array, a list of rows, a DataFrame), "
+            f"received a {type(x).__name__}"
+        )
+        raise TypeError(msg)
+    columns = getattr(x, "columns", None)  # a DataFrame: errors name its columns
+    try:
+        array = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        if "inhomogeneous" in str(exc) or "sequence" in str(exc):
+            msg = (
+                f"{name} must be a rectangular array of numbers, received a nested sequence whose "
+                "rows have different lengths"
+            )
+            raise ValueError(msg) from None
+        msg = f"{name} must be an array-like of numbers, received {type(x).__name__}: {exc}"
+        raise TypeError(msg) from None
+    if array.dtype.kind == "O":
+        kinds = getattr(x, "dtypes", None)
+        array = _object_to_float(array, name=name, columns=columns, dtypes=kinds)
+    return array
+
+
+def _object_to_float(
+    x: np.ndarray, /, *, name: str, columns: Any = None, dtypes: Any = None
+) -> np.ndarray:
+    """``x`` (object or text dtype) as float64, or an error that names ``name``, the first
+    entry that is not a number, where it is, and what to do about it."""
+    try:
+        return x.astype(np.float64)
+    except (TypeError, ValueError):
+        pass
+    for index in np.ndindex(x.shape):
+        value = x[index]
+        index = index if len(index) > 1 else index[0]
+        if _is_number(value) and not _is_missing(value):
+            continue
+        if x.ndim == 2 and columns is not None:
+            column = columns[index[1]]
+            where = f"column {column!r} (row {index[0]})"
+            dtype = dtypes.iloc[index[1]] if hasattr(dtypes, "iloc") else None
+        else:
+            where = f"row {index[0]}, column {index[1]}" if x.ndim == 2 else f"entry {index}"
+            dtype = None
+        if _is_missing(value):
+            what, advice = f"a missing value ({value!r})", "fill or drop missing values first"
+        elif isinstance(value, str | bytes):
+            what, advice = f"text {value!r}", "encode text first"
+        elif np.ndim(value) > 0 or isinstance(value, list | tuple):
+            msg = (
+                f"{name} must be a rectangular array of numbers, received a nested sequence at "
+                f"{where}"
+            )
+            raise ValueError(msg)
+        else:  # a wrong type: TypeError, worded as NumPy's for scikit-learn's checks
+            kind = type(value).__name__
+            msg = (
+                f"{name} must hold numbers; {where} holds a {kind} ({value!r}): the argument "
+                f"must be a string or a real number, not a {kind}"
+            )
+            raise TypeError(msg)
+        if getattr(dtype, "name", None) == "category":
+            advice = (
+                "a categorical column: encode it first (sklearn.preprocessing.OrdinalEncoder "
+                "or OneHotEncoder)"
+            )
+        msg = f"{name} must hold numbers; {where} holds {what}: {advice}"
+        raise ValueError(msg)
+    msg = f"{name} must hold numbers, received an array of dtype {x.dtype}"  # not reached
+    raise TypeError(msg)
+
+
+def _is_missing(v: Any) -> bool:
+    """``None``, ``pd.NA`` or ``pd.NaT`` (recognised without importing pandas)."""
+    return v is None or type(v).__name__ in {"NAType", "NaTType"}
 
 
 def _is_number(v: Any) -> bool:

@@ -12,10 +12,13 @@ the convergence warning, shared by every lrkl estimator.
   the two into the one function a solver takes.
 - Every estimator supports the array API: arrays of any array-API library in, results of the
   same library on the same device out.
+- Fitting is all-or-nothing: a ``fit`` (or ``fit_transform``, ``partial_fit``) that raises leaves
+  the estimator exactly as it was before the call (see :func:`_all_or_nothing`).
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from collections.abc import Callable
@@ -34,10 +37,48 @@ __all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"
 MONITOR_CONSTRAINTS: dict[str, list] = {"callback": [callable, None], "verbose": ["verbose"]}
 
 
+#: The methods that set fitted state, made all-or-nothing on every subclass.
+FIT_METHODS = ("fit", "fit_transform", "partial_fit")
+
+
+def _all_or_nothing(fit: Callable) -> Callable:
+    """``fit`` that, when it raises, puts back every attribute the estimator had before the call.
+
+    Why a snapshot of ``__dict__`` rather than "validate everything, then commit the fitted
+    attributes at the end" in each ``fit``: validation and fitting are interleaved (scikit-learn's
+    ``validate_data`` records ``n_features_in_`` on the way in, kernels resolve on the data, the
+    solver can fail after some attributes exist), and a commit-at-the-end discipline is one that a
+    new estimator can forget. :meth:`LRKLEstimator.__init_subclass__` applies this to the fit
+    methods of every subclass, so no estimator has to remember it. The copy is shallow (one dict
+    of references, O(number of attributes)): fit methods assign their fitted attributes, they never
+    mutate the arrays of a previous fit in place.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:  # KeyboardInterrupt too: never leave a half-fitted estimator
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+
+    wrapper.__lrkl_all_or_nothing__ = True
+    return wrapper
+
+
 class LRKLEstimator(BaseEstimator):
     """Tags and conventions shared by every lrkl estimator (see the module docstring)."""
 
     _parameter_constraints: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in FIT_METHODS:
+            method = getattr(cls, name, None)  # inherited from a mixin too
+            if callable(method) and not getattr(method, "__lrkl_all_or_nothing__", False):
+                setattr(cls, name, _all_or_nothing(method))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -282,20 +282,52 @@ def check_classification_X_y(
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
     xp, X = check_X(X, owner=owner, dask=dask)
-    labels = to_numpy(y) if is_array_api_obj(y) else y  # a Dask y is computed: n labels
-    labels = column_or_1d(labels, warn=True)
+    labels = column_or_1d(_labels_on_host(y), warn=True)
     if labels.dtype.kind == "f" and not bool(
         host_namespace().all(host_namespace().isfinite(labels))
     ):
         msg = "y must contain only finite values, received NaN or infinity"
         raise ValueError(msg)
+    classes, codes = _unique_labels(labels)  # before scikit-learn sorts them, unguarded
     check_classification_targets(labels)
-    classes, codes = host_namespace().unique_inverse(labels)
     check_consistent_length(X=X, y=codes)
     if classes.shape[0] < 2:
         msg = f"{name} needs samples of at least 2 classes, received 1 class: {classes.tolist()!r}"
         raise ValueError(msg)
     return xp, X, classes, codes
+
+
+def _labels_on_host(y: Any) -> Any:
+    """Class labels as a host array: numbers or strings, never a mask, a dict or a ragged list."""
+    if type(y).__name__ == "MaskedArray":
+        return ensure_array(y, name="y")  # its data, or the refusal of a masked entry
+    if is_array_api_obj(y):
+        return to_numpy(y)  # a Dask y is computed: n labels
+    if isinstance(y, dict | set | frozenset):
+        msg = f"y must be an array-like of class labels, received a {type(y).__name__}"
+        raise TypeError(msg)
+    try:
+        return host_namespace().asarray(y)
+    except (TypeError, ValueError):
+        msg = "y must be a 1-D array-like of class labels, received a ragged nested sequence"
+        raise ValueError(msg) from None
+
+
+def _unique_labels(labels: Any) -> tuple[Any, Any]:
+    """The sorted classes and each sample's class number; labels that cannot be sorted
+    (text mixed with numbers, a missing label) are refused naming y."""
+    try:
+        return host_namespace().unique_inverse(labels)
+    except TypeError:
+        kinds = {}
+        for label in labels.tolist():
+            kinds.setdefault(type(label).__name__, label)
+        shown = ", ".join(f"{kind} ({value!r})" for kind, value in kinds.items())
+        msg = (
+            f"y must hold class labels of one kind (all numbers or all strings), received labels "
+            f"of types {shown}; convert them first, for example y.astype(str)"
+        )
+        raise TypeError(msg) from None
 
 
 def check_sample_weight(sample_weight: Any, X: Array, *, owner: Any) -> Array | None:

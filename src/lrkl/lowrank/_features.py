@@ -207,11 +207,15 @@ class LowRankFeatures(LRKLTransformer):
                 )
                 raise ValueError(msg)
             landmarks = [int(i) for i in check_random_state(self.random_state).permutation(n)]
+            landmarks = landmarks[:m] if self.n_landmarks is not None else landmarks
+        # At most n pivots exist, so look-ahead columns past n would be zero: clipping changes
+        # nothing but the n_steps × n allocation (no warning, unlike a clipped rank).
+        lookahead = min(int(self.lookahead), n)
         if self.method == "icd" and is_dask_array(X):  # all kernels in one graph per pivot
             factors = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
         else:
             factors = [
-                self._factor(kernel, X, y, r, landmarks, self.tol)
+                self._factor(kernel, X, y, r, landmarks, self.tol, lookahead)
                 for kernel, r in zip(kernels, ranks, strict=True)
             ]
         # A tol at or above a kernel's largest diagonal stops its factor before the first
@@ -222,7 +226,7 @@ class LowRankFeatures(LRKLTransformer):
                 if is_dask_array(X):
                     (factors[q],) = chunked_icd([kernels[q]], X, [1], 0.0, xp=xp)
                 else:
-                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0)
+                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead)
         self.factors_ = factors
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
@@ -238,6 +242,7 @@ class LowRankFeatures(LRKLTransformer):
         r: int,
         order: list[int] | None,
         tol: float,
+        lookahead: int,
     ) -> LowRankFactor:
         if self.method == "icd":
             return icd(kernel, X, r, tol=tol)
@@ -248,14 +253,14 @@ class LowRankFeatures(LRKLTransformer):
                 y,
                 r,
                 kappa=self.kappa,
-                lookahead=int(self.lookahead),
+                lookahead=lookahead,
                 tol=tol,
                 gain_tol=self.gain_tol,
             )
         if self.n_landmarks is None:
             return nystrom(kernel, X, r, landmarks=order[:r])
-        m = int(self.n_landmarks)
-        return nystrom(kernel, X, m, rank=r, landmarks=order[:m])
+        m = len(order)  # n_landmarks, clipped to n_samples in _fit
+        return nystrom(kernel, X, m, rank=r, landmarks=order)
 
     @rowwise
     def transform(self, X: Array) -> Array:

@@ -13,6 +13,7 @@ from lrkl._validation import (
     StrOptions,
     check_classification_X_y,
     check_predict_X,
+    clip_to_samples,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
@@ -231,11 +232,16 @@ class LowRankMKLClassifier(LRKLClassifier):
             from_host(targets[:, j], xp=xp, device=dev, dtype=X.dtype)
             for j in range(targets.shape[1])
         ]
+        landmarks = None
+        if self.method == "nystrom" and self.n_landmarks is not None:  # warn in our name
+            landmarks = clip_to_samples(
+                self.n_landmarks, X.shape[0], name="n_landmarks", owner=type(self).__name__
+            )
         self.features_ = LowRankFeatures(
             self.kernels,
             self.rank,
             self.method,
-            n_landmarks=self.n_landmarks if self.method == "nystrom" else None,
+            n_landmarks=landmarks,
             random_state=self.random_state,
         ).fit(X, signs[0] if self.method == "csi" else None)
         features = [f.G for f in self.features_.factors_]

@@ -186,7 +186,9 @@ class MklarenRegressor(LRKLRegressor):
             X,
             y,
             n_components,
-            lookahead=int(self.lookahead),
+            # At most n pivots exist, so the columns past n would be zero: clipping changes
+            # nothing but the n_steps × n allocation (no warning, unlike a clipped rank).
+            lookahead=min(int(self.lookahead), n),
             alpha=float(self.alpha),
             first_pivot=self.first_pivot,
             scoring=self.scoring,

@@ -1,0 +1,444 @@
+"""Inputs at the door of every public estimator: a failed fit changes nothing (all-or-nothing),
+what is not numbers is refused naming the argument, and one precision policy (float16 and
+integers computed in float32 / float64)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier
+from sklearn.exceptions import NotFittedError
+
+from lrkl import (
+    KernelRidge,
+    KernelRidgeCV,
+    LowRankMKLClassifier,
+    LowRankRidge,
+    LowRankRidgeCV,
+    MklarenRegressor,
+    SLKLClassifier,
+    SLKLRegressorCV,
+)
+from lrkl.kernels import Gaussian, Linear
+from lrkl.lowrank import LowRankFeatures
+
+from .test_common import ESTIMATORS
+
+#: One configuration of every public estimator class (the first of test_common's list).
+ONE_PER_CLASS = list({type(e): e for e in reversed(ESTIMATORS)}.values())[::-1]
+
+
+def _id(estimator):
+    return type(estimator).__name__
+
+
+def _data(n=30, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    return X, y
+
+
+def _target(estimator, y):
+    return np.where(y > np.median(y), "b", "a") if is_classifier(estimator) else y
+
+
+def _output(estimator, X):
+    return estimator.transform(X) if hasattr(estimator, "transform") else estimator.predict(X)
+
+
+def _fit(estimator, X, y, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # convergence, grid ends: not what is tested here
+        return estimator.fit(X, y, **kwargs)
+
+
+def _failing_fits(estimator, X, y):
+    """(what, X, y, fit keywords) of fits that must raise."""
+    bad_X = X.copy()
+    bad_X[3, 1] = np.nan
+    text = X.astype(object)
+    text[2, 2] = "u"
+    cases = [
+        ("short y", X, y[:-1], {}),
+        ("new column and short y", np.c_[X, X[:, :1]], y[:-1], {}),
+        ("NaN in X", bad_X, y, {}),
+        ("text in X", text, y, {}),
+        ("y None", X, None, {}),
+        ("1-D X", X[:, 0], y, {}),
+    ]
+    if isinstance(estimator, LowRankFeatures) and estimator.method != "csi":  # y is ignored
+        cases = [case for case in cases if "y" not in case[0]]
+    if "sample_weight" in estimator.fit.__code__.co_varnames:
+        cases.append(("negative weight", X, y, {"sample_weight": -np.ones(X.shape[0])}))
+    if is_classifier(estimator):
+        cases.append(("one class", X, np.full(X.shape[0], "a"), {}))
+    elif not isinstance(estimator, LowRankFeatures):
+        cases.append(("NaN in y", X, np.where(np.arange(y.shape[0]) == 4, np.nan, y), {}))
+    return cases
+
+
+class _Boom(RuntimeError):
+    pass
+
+
+@pytest.fixture
+def failing_kernels(monkeypatch):
+    """Kernel evaluation that fails: a solver-level error after validation has passed."""
+
+    def boom(*args, **kwargs):
+        raise _Boom("kernel evaluation failed")
+
+    for cls in (Gaussian, Linear):
+        monkeypatch.setattr(cls, "_evaluate", boom)
+        monkeypatch.setattr(cls, "_diag", boom)
+        monkeypatch.setattr(cls, "_feature_map", boom)
+
+
+def _state(estimator):
+    return dict(vars(estimator))
+
+
+def _assert_same_state(estimator, before):
+    after = vars(estimator)
+    assert after.keys() == before.keys()
+    changed = [k for k in before if after[k] is not before[k]]
+    assert not changed, f"attributes replaced by a failed fit: {changed}"
+
+
+@pytest.mark.parametrize("estimator", ONE_PER_CLASS, ids=_id)
+def test_failed_first_fit_leaves_the_estimator_unfitted(estimator):
+    X, y = _data()
+    y = _target(estimator, y)
+    for what, bad_X, bad_y, kwargs in _failing_fits(estimator, X, y):
+        model = clone(estimator)
+        before = _state(model)
+        with pytest.raises((ValueError, TypeError)):
+            _fit(model, bad_X, bad_y, **kwargs)
+        _assert_same_state(model, before)
+        with pytest.raises(NotFittedError):
+            _output(model, X)
+        assert not hasattr(model, "n_features_in_"), what
+
+
+@pytest.mark.parametrize("estimator", ONE_PER_CLASS, ids=_id)
+def test_failed_refit_leaves_the_fitted_model(estimator):
+    X, y = _data()
+    y = _target(estimator, y)
+    model = _fit(clone(estimator), X, y)
+    expected = np.asarray(_output(model, X))
+    for what, bad_X, bad_y, kwargs in _failing_fits(estimator, X, y):
+        before = _state(model)
+        with pytest.raises((ValueError, TypeError)):
+            _fit(model, bad_X, bad_y, **kwargs)
+        _assert_same_state(model, before)
+        assert model.n_features_in_ == X.shape[1], what
+        np.testing.assert_array_equal(np.asarray(_output(model, X)), expected, err_msg=what)
+
+
+@pytest.mark.parametrize("estimator", ONE_PER_CLASS, ids=_id)
+def test_solver_error_leaves_the_estimator_as_it_was(estimator, failing_kernels):
+    X, y = _data()
+    y = _target(estimator, y)
+    model = clone(estimator)
+    with pytest.raises(_Boom):
+        _fit(model, X, y)
+    with pytest.raises(NotFittedError):
+        _output(model, X)
+
+
+def test_failed_refit_keeps_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y = _data()
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = KernelRidge().fit(frame, y)
+    expected = model.predict(frame)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        model.fit(np.c_[X, X[:, :1]], y[:-1])
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    np.testing.assert_array_equal(model.predict(frame), expected)
+
+
+def test_issue_example_refit():
+    X, y = _data(n=6)
+    model = KernelRidge().fit(X, y)
+    expected = model.predict(X)
+    with pytest.raises(ValueError):
+        model.fit(np.c_[X, X[:, :1]], y[:-1])
+    np.testing.assert_array_equal(model.predict(X), expected)
+
+
+def test_late_failure_after_fitted_attributes_are_set():
+    """A ConvergenceWarning raised as an error once the fitted attributes exist (it is warned
+    after they are set) still leaves the estimator unfitted."""
+    X, y = _data()
+    model = LowRankMKLClassifier([Gaussian(gamma=0.1)], rank=3, max_outer_iter=1, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(Warning):
+            model.fit(X, y > 0)
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+# --------------------------------------------------------------------------- conversion errors
+
+
+def _bad_inputs():
+    pd = pytest.importorskip("pandas")
+    X, _ = _data(n=6)
+    text = X.astype(object)
+    text[2, 2] = "u"
+    return [
+        ("object array with text", text, "X must hold numbers; row 2, column 2 holds text 'u'"),
+        (
+            "DataFrame with text",
+            pd.DataFrame({"a": X[:, 0], "b": list("uvwxyz")}),
+            "X must hold numbers; column 'b' \\(row 0\\) holds text 'u'",
+        ),
+        (
+            "categorical column",
+            pd.DataFrame({"a": X[:, 0], "c": pd.Categorical(list("aabbcc"))}),
+            "column 'c' .* holds text 'a': a categorical column: encode it first",
+        ),
+        (
+            "pd.NA",
+            pd.DataFrame({"a": X[:, 0], "b": pd.array([1, 2, None, 4, 5, 6], dtype="Int64")}),
+            "X must hold numbers; column 'b' \\(row 2\\) holds a missing value",
+        ),
+        (
+            "dates",
+            pd.DataFrame({"a": X[:, 0], "t": pd.date_range("2020", periods=6)}),
+            "column 't' .* holds a Timestamp",
+        ),
+        ("dict", {"a": X[:, 0]}, "X must be an array-like of numbers .* received a dict"),
+        ("ragged list", [[1.0, 2.0]] * 5 + [[1.0]], "X must be a rectangular array of numbers"),
+        (
+            "masked array",
+            np.ma.masked_array(X, mask=np.arange(X.size).reshape(X.shape) == 4),
+            "X is a masked array with \\d+ masked entr.*fill them",
+        ),
+        ("datetime64 array", np.zeros((6, 2), dtype="datetime64[s]"), "X must hold numbers"),
+    ]
+
+
+@pytest.mark.parametrize("estimator", ONE_PER_CLASS, ids=_id)
+def test_conversion_errors_name_the_argument(estimator):
+    _, y = _data(n=6)
+    y = _target(estimator, y)
+    for what, X, message in _bad_inputs():
+        with pytest.raises((ValueError, TypeError), match=message):
+            clone(estimator).fit(X, y)
+            pytest.fail(f"{what} accepted")
+
+
+@pytest.mark.parametrize(
+    ("y", "message"),
+    [
+        (np.array(list("uvwxyz"), dtype=object), "y must hold numbers; entry 0 holds text 'u'"),
+        ({"a": 1}, "y must be an array-like of numbers .* received a dict"),
+        ([[1.0], [2.0, 3.0]] + [[1.0]] * 4, "y must be a rectangular array of numbers"),
+        (np.ma.masked_array(np.arange(6.0), mask=[0, 1, 0, 0, 0, 0]), "y is a masked array"),
+    ],
+    ids=["text", "dict", "ragged", "masked"],
+)
+def test_regression_targets_that_are_not_numbers(y, message):
+    X, _ = _data(n=6)
+    with pytest.raises((ValueError, TypeError), match=message):
+        KernelRidge().fit(X, y)
+
+
+def test_sample_weight_that_is_not_numbers():
+    X, y = _data(n=6)
+    with pytest.raises(ValueError, match="sample_weight must hold numbers; entry 1 holds text"):
+        KernelRidge().fit(X, y, sample_weight=np.array([1, "w", 1, 1, 1, 1], dtype=object))
+
+
+def test_masked_array_without_masked_entries_is_its_data():
+    X, y = _data()
+    expected = KernelRidge().fit(X, y).predict(X)
+    model = KernelRidge().fit(np.ma.masked_array(X), np.ma.masked_array(y))
+    np.testing.assert_array_equal(model.predict(np.ma.masked_array(X)), expected)
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (np.array(["a", 1, "a", 1, "b", 2], dtype=object), "y must hold class labels of one kind"),
+        (["a", None, "a", "b", "b", "a"], "y must hold class labels of one kind"),
+        ([[1], [2, 3], [1], [1], [1], [1]], "y must be a 1-D array-like of class labels"),
+        ({"a": 1}, "y must be an array-like of class labels, received a dict"),
+        (np.ma.masked_array([0, 1, 0, 1, 0, 1], mask=[0, 0, 0, 0, 0, 1]), "y is a masked array"),
+    ],
+    ids=["mixed", "None", "ragged", "dict", "masked"],
+)
+def test_class_labels_that_cannot_be_classes(labels, message):
+    X, _ = _data(n=6)
+    with pytest.raises((ValueError, TypeError), match=message):
+        SLKLClassifier().fit(X, labels)
+
+
+def test_text_labels_still_work():
+    X, y = _data()
+    labels = np.where(y > 0, "pos", "neg")
+    model = SLKLClassifier().fit(X, labels)
+    assert set(model.predict(X)) <= {"pos", "neg"}
+    assert list(model.classes_) == ["neg", "pos"]
+
+
+# --------------------------------------------------------------------------- data-dependent bounds
+
+
+def test_n_landmarks_above_n_samples_is_clipped_with_one_warning():
+    X, y = _data()
+    n = X.shape[0]
+    model = LowRankMKLClassifier(
+        [Gaussian(gamma=0.1)], rank=3, method="nystrom", n_landmarks=n + 1, random_state=0
+    )
+    with pytest.warns(UserWarning, match=f"LowRankMKLClassifier: n_landmarks={n + 1} exceeds"):
+        model.fit(X, y > 0)
+    reference = LowRankMKLClassifier(
+        [Gaussian(gamma=0.1)], rank=3, method="nystrom", n_landmarks=n, random_state=0
+    ).fit(X, y > 0)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+
+
+def test_lookahead_is_clipped_to_the_samples():
+    X, y = _data()
+    huge = MklarenRegressor(n_components=5, lookahead=10**9).fit(X, y)  # no 10⁹ × n array
+    exact = MklarenRegressor(n_components=5, lookahead=X.shape[0]).fit(X, y)
+    np.testing.assert_array_equal(huge.predict(X), exact.predict(X))
+    features = LowRankFeatures([Gaussian(gamma=0.1)], rank=4, method="csi", lookahead=10**9)
+    reference = LowRankFeatures([Gaussian(gamma=0.1)], rank=4, method="csi", lookahead=30)
+    np.testing.assert_array_equal(features.fit(X, y).transform(X), reference.fit(X, y).transform(X))
+
+
+# --------------------------------------------------------------------------- precision policy
+
+
+def _limited(estimator):
+    """Why ``estimator`` may move by more than 1e-3 of the spread in float32 (then its test
+    score must agree within 0.01), or None. Measured in docs/backend.rst."""
+    method = getattr(estimator, "method", None)
+    if isinstance(estimator, KernelRidge | KernelRidgeCV) and method == "cg":
+        return "CGLS: the iteration count is the regulariser, and float32 CGLS drifts"
+    if isinstance(estimator, LowRankRidge) and method == "nystrom":
+        return "Nyström: the rank kept of K_MM depends on its small eigenvalues"
+    if isinstance(estimator, MklarenRegressor | LowRankMKLClassifier):
+        return "pivots (Mklaren's LAR, ICD) chosen among near ties"
+    if isinstance(estimator, SLKLRegressorCV | KernelRidgeCV | LowRankRidgeCV):
+        return "a penalty (ν, α, t) chosen on a grid by cross-validation, near ties included"
+    return None
+
+
+def _compare(model, X):
+    """What is compared across dtypes: scores, or the kernel approximation ``G Gᵀ`` of a
+    transformer (its factors are defined up to a rotation)."""
+    if hasattr(model, "decision_function"):
+        return np.asarray(model.decision_function(X))
+    if hasattr(model, "transform"):
+        G = np.asarray(model.transform(X), dtype=np.float64)
+        return G @ G.T
+    return np.asarray(model.predict(X))
+
+
+def _seeded(estimator):
+    estimator = clone(estimator)
+    if "random_state" in estimator.get_params():
+        estimator.set_params(random_state=0)
+    return estimator
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=_id)
+def test_float16_is_computed_in_float32(estimator):
+    """float16 input is fitted in float32 and agrees with the float64 fit of the same rounded
+    values within 1e-3 of the spread (within 0.01 of the test score where pivots, landmarks or
+    an iteration count may change: :func:`_limited`)."""
+    estimator = _seeded(estimator)
+    rng = np.random.default_rng(0)
+    X, X_test = rng.normal(size=(80, 3)), rng.normal(size=(40, 3))
+    y, y_test = (np.sin(Z[:, 0]) + Z[:, 1] for Z in (X, X_test))
+    y = y + 0.1 * rng.normal(size=80)
+    X16, X16_test = X.astype(np.float16), X_test.astype(np.float16)
+    y, y_test = _target(estimator, y), _target(estimator, y_test)
+    y16 = y if is_classifier(estimator) else y.astype(np.float16)
+    y64 = y if is_classifier(estimator) else y16.astype(np.float64)
+    half = _fit(clone(estimator), X16, y16)
+    full = _fit(clone(estimator), X16.astype(np.float64), y64)
+    got, expected = _compare(half, X16_test), _compare(full, X16_test.astype(np.float64))
+    if not isinstance(estimator, LowRankFeatures):
+        assert got.dtype == np.float32
+    assert _compare(full, X16_test).dtype == np.float64  # the fitted dtype decides
+    error = float(np.max(np.abs(got - expected)) / np.ptp(expected))
+    if _limited(estimator) is None:
+        assert error <= 1e-3
+    else:
+        scores = [m.score(X16_test, y_test) for m in (half, full) if hasattr(m, "score")]
+        assert not scores or abs(scores[0] - scores[1]) <= 0.01, _limited(estimator)
+
+
+@pytest.mark.parametrize("estimator", ONE_PER_CLASS, ids=_id)
+def test_integers_are_computed_in_float64(estimator):
+    estimator = _seeded(estimator)
+    X, y = _data()
+    X_int = np.round(3 * X).astype(np.int64)
+    y = _target(estimator, y)
+    a = _fit(clone(estimator), X_int, y)
+    b = _fit(clone(estimator), X_int.astype(np.float64), y)
+    got = _compare(a, X_int)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, _compare(b, X_int.astype(np.float64)), rtol=1e-12, atol=1e-12)
+
+
+def test_float_dtype_policy(backend):
+    from lrkl._backend import check_array, default_float, float_dtype
+
+    xp = backend.xp
+    pairs = [("float16", xp.float32), ("float32", xp.float32), ("float64", xp.float64)]
+    for given, expected in pairs:
+        if not hasattr(xp, given):
+            continue  # array-api-strict has no float16
+        x = backend.asarray(np.ones((2, 2), dtype=given))
+        assert float_dtype(x, xp=xp) == expected
+        assert check_array(x, name="X", xp=xp).dtype == expected
+    x = backend.asarray(np.ones((2, 2), dtype=np.int32))
+    assert float_dtype(x, xp=xp) == default_float(xp, backend.device)
+
+
+def test_fit_transform_is_all_or_nothing_too():
+    X, _ = _data()
+    features = LowRankFeatures([Gaussian(gamma=0.1)], rank=3).fit(X)
+    expected = features.transform(X)
+    bad = X.copy()
+    bad[0, 0] = np.inf
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        features.fit_transform(np.c_[bad, X[:, :1]])
+    np.testing.assert_array_equal(features.transform(X), expected)
+
+
+def test_a_new_estimator_gets_all_or_nothing_without_asking():
+    from lrkl._base import LRKLRegressor
+
+    class Half(LRKLRegressor):
+        def fit(self, X, y):
+            self.coef_ = 1.0
+            msg = "fails after setting coef_"
+            raise RuntimeError(msg)
+
+    model = Half()
+    with pytest.raises(RuntimeError):
+        model.fit(np.ones((2, 1)), np.ones(2))
+    assert not hasattr(model, "coef_")
+
+
+def test_float64_stays_float64_in_a_namespace_without_float16():
+    """NumPy's ``dtype == None`` is True for float64: the float16 rule must not read it so
+    (the Dask namespace has no float16)."""
+    pytest.importorskip("dask")
+    import array_api_compat.dask.array as dxp
+
+    from lrkl._backend import float_dtype
+
+    assert float_dtype(np.ones(2), xp=dxp) == np.float64
