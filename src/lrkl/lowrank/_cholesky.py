@@ -136,16 +136,37 @@ def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
     rank-revealing floor ``n · ε · max diag K`` (``ε`` of the dtype, as ``?pstrf`` takes it) so
     that a factor stops at the same numerical rank in float32 as in float64, instead of
     factorising rounding error."""
-    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(d))
+    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(xp.abs(d)))
+    require_psd(d, floor, xp=xp)
     return max(tol, floor)
+
+
+def require_psd(d: Array, tol: float, *, xp: ModuleType) -> None:
+    """Raise if the residual diagonal ``d`` of a pivoted Cholesky factorisation is negative
+    beyond ``tol``: the factorised matrix is then not positive semi-definite (a Schur complement
+    of a PSD matrix has a non-negative diagonal). One reduction, no ``O(n³)`` test: negative
+    curvature is caught on the way, at the step that meets it."""
+    if bool(xp.any(d < -tol)):
+        i = int(xp.argmin(d))
+        msg = (
+            "the kernel matrix is not positive semi-definite: its pivoted Cholesky "
+            f"factorisation met a negative residual diagonal {float(d[i]):.3g} at row {i}, "
+            f"beyond the tolerance {tol:.3g}; a kernel (a Precomputed matrix or "
+            "function in particular) must give positive semi-definite matrices"
+        )
+        raise ValueError(msg)
 
 
 def remove_column(d: Array, g: Array, pivot: int | None, tol: float, *, xp: ModuleType) -> Array:
     """The residual diagonal after the Cholesky column ``g`` at ``pivot``: ``d − g²``, set to
     exactly 0 at the pivot and wherever it falls to ``tol`` or below (nothing left to explain:
     a later column there would be round-off divided by round-off). ``pivot`` is None for a chunk
-    of rows without the pivot."""
+    of rows without the pivot.
+
+    A residual below ``−tol`` is negative curvature: the kernel matrix is not positive
+    semi-definite, and a ValueError says so (:func:`require_psd`)."""
     d = d - g * g
+    require_psd(d, tol, xp=xp)
     d = xp.where(d > tol, d, xp.zeros_like(d))
     if pivot is not None:
         d[pivot] = 0.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, get_namespace, require_finite
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace, require_finite
 from lrkl._checks import check_number
 from lrkl._dask import (
     check_rows,
@@ -82,6 +82,7 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
         X, _ = check_rows(X)
         xp = chunk_namespace(X)
     else:
+        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
