@@ -137,11 +137,6 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     return xp.clip(d, max=0.0)
 
 
-def _squared_distances(X: Array, Z: Array, *, xp: ModuleType) -> Array:
-    """``‖x_i − z_j‖²``, translation-invariant in floating point (:func:`_neg_squared_distances`)."""
-    return -_neg_squared_distances(X, Z, 1.0, xp=xp)
-
-
 def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
     """``X · 2⁻ᵉ`` with ``2ᵉ`` the power of two just above ``max |X|`` (exact: no rounding), and
     ``e``; ``e = 0`` for an all-zero ``X``."""

@@ -215,6 +215,7 @@ def _csi(
         return done, d_adv
 
     window, d_adv = look_ahead([], 0, min(lookahead, width))
+    greedy = True
     for k in range(rank):
         candidate = d > tol
         if not bool(xp.any(candidate)):
@@ -234,7 +235,9 @@ def _csi(
         columns.keep(window)
 
         g = G[:, k]
-        d = remove_column(d, g, i, tol, xp=xp)
+        # negative curvature is told from rounding while every pivot is the largest residual
+        greedy = greedy and bool(d[i] >= xp.max(d))
+        d = remove_column(d, g, i, tol, xp=xp, check_psd=greedy)
         pivots.append(i)
         q = _orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
         norm = xp.sqrt(xp.sum(q * q))
