@@ -168,13 +168,14 @@ def _scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tupl
     return max(v, 0.0), e
 
 
-def _scale_error(X: Array, *, xp: ModuleType, gamma: float | str) -> ValueError:
+def _scale_error(X: Array, *, xp: ModuleType, gamma: float) -> ValueError:
     largest = float(xp.max(xp.abs(X)))
     msg = (
         f"X's scale is out of range for gamma='scale': with max |X| = {largest:.3g}, the width "
-        f"1/(n_features · Var(X)) is {gamma} in float64; gamma='scale' handles data of "
-        "magnitudes between about 1e-150 and 1e150: rescale X (for example with "
-        "sklearn.preprocessing.StandardScaler)"
+        f"it takes from X (1 / (n_features · Var(X)), or · Std(X) for the Laplacian kernel) "
+        f"is {gamma:g}, not a normal float64 (the Gaussian and polynomial kernels handle "
+        "|X| from about 1e-150 to 1e150); rescale X, for example with "
+        "sklearn.preprocessing.StandardScaler"
     )
     return ValueError(msg)
 
@@ -292,6 +293,11 @@ class Kernel:
         ``sample_weight`` when given, so that a weight of k is k copies of the row): on
         standardised features both are scikit-learn's ``KernelRidge`` default
         ``1 / n_features``. A kernel without ``"scale"`` parameters is returned as it is.
+
+        The variance is computed on X scaled by a power of two (exactly) and centred, so that
+        it neither under- or overflows nor cancels at a large offset; a width that is not a
+        normal float64 (the Gaussian's beyond ``|X| ≈ 1e±150``) raises a ValueError about X's
+        scale. A constant ``X`` gets ``1 / n_features``.
         """
         scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
         if not scaled:
