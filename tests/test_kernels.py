@@ -249,3 +249,217 @@ def test_row_slices_budget():
     assert list(row_slices(3, 10, 4)) == [slice(0, 1), slice(1, 2), slice(2, 3)]
     with pytest.raises(ValueError, match="max_entries must be >= 1, received 0"):
         list(row_slices(3, 1, 0))
+
+
+# --------------------------------------------------------------------------- translation and scale
+#
+# References: SciPy's cdist (direct differences) in float64 on the values the kernel received,
+# moved back by the offset — (X + c) − c is exact in floating point, so the reference is the
+# kernel of the same rounded points, computed without any expansion that could cancel.
+
+STATIONARY = {
+    "gaussian": (Gaussian(gamma=0.3), lambda X, Z: gaussian_kernel(X, Z, 0.3)),
+    "laplacian": (Laplacian(gamma=0.4), lambda X, Z: laplacian_kernel(X, Z, 0.4)),
+}
+
+
+@pytest.mark.parametrize("name", STATIONARY)
+@pytest.mark.parametrize(
+    ("dtype", "offsets", "atol"),
+    [("float64", [1e4, 1e6, 1e8, -1e8], 1e-12), ("float32", [1e2, 1e3, -1e3], 2e-6)],
+)
+def test_stationary_kernels_are_translation_invariant(backend, data, name, dtype, offsets, atol):
+    kernel, reference = STATIONARY[name]
+    X, Z = data
+    for c in offsets:
+        Xc, Zc = (X + c).astype(dtype), (Z + c).astype(dtype)
+        expected = reference((Xc - c).astype(np.float64), (Zc - c).astype(np.float64))
+        out = B.to_numpy(kernel(backend.asarray(Xc), backend.asarray(Zc)))
+        np.testing.assert_allclose(out, expected, rtol=0, atol=atol, err_msg=f"offset {c:g}")
+        # one column, as a pivoted Cholesky asks for it, and the symmetric matrix of X
+        column = B.to_numpy(kernel(backend.asarray(Xc), backend.asarray(Xc[3:4])))
+        np.testing.assert_allclose(column, expected_self(reference, Xc, c)[:, 3:4], atol=atol)
+        square = B.to_numpy(kernel(backend.asarray(Xc)))
+        np.testing.assert_allclose(square, expected_self(reference, Xc, c), rtol=0, atol=atol)
+
+
+def expected_self(reference, Xc, c):
+    back = (Xc - c).astype(np.float64)
+    return reference(back, back)
+
+
+def test_gaussian_blocks_at_a_large_offset_match_the_unshifted_kernel(rng):
+    X = rng.standard_normal((300, 5))
+    kernel = Gaussian(gamma=0.2)
+    Xc = X + 1e8
+    expected = gaussian_kernel(Xc - 1e8, Xc[:40] - 1e8, 0.2)
+    for rows, block in kernel.blocks(Xc, Xc[:40], max_entries=1000):
+        np.testing.assert_allclose(block, expected[rows], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_scale_width_is_stable_at_large_offsets(rng, dtype):
+    X = rng.standard_normal((50, 3))
+    w = rng.uniform(0.5, 2.0, 50)
+    rtol = 1e-9 if dtype == "float64" else 1e-4
+    for c in [1e4, 1e8] if dtype == "float64" else [1e2, 1e3]:
+        Xc = (X + c).astype(dtype)
+        back = (Xc - c).astype(np.float64)  # the same rounded values, exactly, without the offset
+        var = np.var(back)
+        wvar = np.average((back - np.average(back.mean(axis=1), weights=w)) ** 2, weights=w, axis=0)
+        assert Gaussian().resolve(Xc).gamma == pytest.approx(1 / (3 * var), rel=rtol)
+        assert Laplacian().resolve(Xc).gamma == pytest.approx(1 / (3 * np.sqrt(var)), rel=rtol)
+        gamma = Gaussian().resolve(Xc, sample_weight=w.astype(dtype)).gamma
+        assert gamma == pytest.approx(1 / (3 * wvar.mean()), rel=rtol)
+
+
+@pytest.mark.parametrize("make", [Gaussian, Laplacian, Polynomial])
+@pytest.mark.parametrize("scale", [1e-150, 1e-100, 1e-20, 1e20, 1e100, 1e150])
+def test_scale_width_makes_kernels_scale_invariant(backend, data, make, scale):
+    # The exact reference: every "scale" kernel of s·X equals that of X (s a power of ten is
+    # not exact in binary, so up to the rounding of s·X).
+    X, Z = data
+    expected = B.to_numpy(make().resolve(X)(X, Z))
+    Xs, Zs = backend.asarray(X * scale), backend.asarray(Z * scale)
+    kernel = make().resolve(Xs)
+    np.testing.assert_allclose(B.to_numpy(kernel(Xs, Zs)), expected, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(B.to_numpy(kernel.diag(Xs)), np.diag(make().resolve(X)(X)))
+
+
+@pytest.mark.parametrize("make", [Gaussian, Polynomial])
+@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1e160, 1e300])
+def test_scale_width_out_of_range_is_a_clear_error(data, make, scale):
+    X, _ = data
+    with pytest.raises(ValueError, match=r"X's scale is out of range for gamma='scale'"):
+        make().resolve(X * scale)
+
+
+def test_scale_width_of_constant_data_is_one_over_n_features():
+    for value in [0.0, 1e-200, 3.0, 1e300]:
+        assert Gaussian().resolve(np.full((4, 2), value)).gamma == 0.5
+
+
+def test_float32_at_extreme_scales(rng):
+    X = rng.standard_normal((20, 3))
+    expected = Gaussian().resolve(X)(X)
+    for scale in [1e-30, 1e30]:
+        Xs = (X * scale).astype(np.float32)
+        out = Gaussian().resolve(Xs)(Xs)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, expected, rtol=0, atol=2e-6)
+
+
+# --------------------------------------------------------------------------- NumPy scalars, lists
+
+
+def test_numpy_scalar_parameters_are_accepted():
+    assert Gaussian(gamma=np.float32(0.5)) == Gaussian(gamma=0.5)
+    assert Gaussian(sigma2=np.float64(2.0)) == Gaussian(gamma=0.25)
+    assert Laplacian(gamma=np.int64(2)) == Laplacian(gamma=2.0)
+    poly = Polynomial(degree=np.int64(2), gamma=np.float16(0.5), coef0=np.float32(1.0))
+    assert poly == Polynomial(degree=2, gamma=0.5, coef0=1.0)
+    assert type(poly.degree) is int and type(poly.gamma) is float
+    assert repr(poly) == "Polynomial(degree=2, gamma=0.5, coef0=1.0)"
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda: Gaussian(gamma=True), r"gamma must be a finite positive number, received True"),
+        (lambda: Gaussian(gamma=np.bool_(True)), r"gamma must be a finite positive number"),
+        (lambda: Gaussian(gamma=np.float64("nan")), r"gamma must be a finite positive number"),
+        (lambda: Gaussian(gamma=np.float32(-1)), r"gamma must be > 0"),
+        (lambda: Laplacian(gamma=np.inf), r"gamma must be a finite positive number"),
+        (lambda: Polynomial(degree=np.int64(0)), r"degree must be an integer >= 1"),
+        (lambda: Polynomial(degree=np.float64(2.0)), r"degree must be an integer >= 1"),
+        (lambda: Polynomial(degree=np.bool_(True)), r"degree must be an integer >= 1"),
+        (lambda: Polynomial(degree=True), r"degree must be an integer >= 1"),
+        (lambda: Polynomial(coef0=np.float64("nan")), r"coef0 must be a finite number"),
+    ],
+)
+def test_invalid_numpy_scalar_parameters(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_grid_search_over_numpy_degrees():
+    from sklearn.model_selection import GridSearchCV
+
+    from lrkl import KernelRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 2))
+    y = X[:, 0] ** 2 - X[:, 1]
+    search = GridSearchCV(
+        KernelRidge(kernel=Polynomial(gamma=1.0), alpha=1e-3),
+        {"kernel__degree": np.arange(1, 4), "kernel__coef0": np.array([0.5, 1.0])},
+        cv=3,
+    ).fit(X, y)
+    assert search.best_params_["kernel__degree"] == 2
+    assert type(search.best_estimator_.kernel.degree) is int
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_lists_are_taken_as_numpy(data, name):
+    kernel, reference = KERNELS[name]
+    X, Z = data
+    np.testing.assert_allclose(kernel(X.tolist(), Z.tolist()), reference(X, Z), atol=1e-12)
+    np.testing.assert_allclose(kernel(X.tolist()), kernel(X), atol=1e-12)
+    np.testing.assert_allclose(kernel.diag(X.tolist()), kernel.diag(X))
+    blocks = [b for _, b in kernel.blocks(X.tolist(), Z.tolist(), max_entries=50)]
+    np.testing.assert_allclose(np.concatenate(blocks), reference(X, Z), atol=1e-12)
+    if kernel.feature_map(X) is not None:
+        np.testing.assert_allclose(kernel.feature_map(X.tolist()), kernel.feature_map(X))
+    assert Gaussian().resolve(X.tolist()) == Gaussian().resolve(X)
+
+
+# --------------------------------------------------------------------------- Precomputed input
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_precomputed_refuses_non_finite_matrices(bad):
+    K = np.eye(3)
+    K[1, 2] = bad
+    with pytest.raises(ValueError, match=r"matrix must hold finite kernel values"):
+        Precomputed(matrix=K)
+    with pytest.raises(ValueError, match=r"matrix must hold finite kernel values"):
+        Precomputed(matrix=np.eye(3)).set_params(matrix=K)
+
+
+def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():
+    # lrkl's algorithms call _evaluate and _diag on the rows the user gave (predict, transform)
+    import array_api_compat.numpy as xp
+
+    kernel = Precomputed(matrix=np.eye(4))
+    rows = np.array([[0.0], [7.0], [-1.0]])
+    match = r"X must hold integer row numbers in \[0, 3\], the rows of the 4×4 precomputed matrix"
+    with pytest.raises(ValueError, match=match + r"; received 2 other value\(s\): 7, -1"):
+        kernel._evaluate(rows, np.array([[1.0]]), xp=xp)
+    with pytest.raises(ValueError, match=r"Z must hold integer row numbers in \[0, 3\]"):
+        kernel._evaluate(np.array([[1.0]]), np.array([[1.5]]), xp=xp)
+    with pytest.raises(ValueError, match=r"X must hold integer row numbers in \[0, 3\]"):
+        kernel._diag(np.array([[4.0]]), xp=xp)
+
+
+def test_precomputed_rows_out_of_range_in_an_estimator():
+    from lrkl import KernelRidge
+
+    rng = np.random.default_rng(0)
+    F = rng.standard_normal((6, 3))
+    model = KernelRidge(kernel=Precomputed(matrix=F @ F.T)).fit(np.arange(4.0)[:, None], F[:4, 0])
+    with pytest.raises(ValueError, match=r"integer row numbers in \[0, 5\].*: 9"):
+        model.predict(np.array([[9.0]]))
+
+
+def test_precomputed_function_of_the_wrong_shape():
+    X = np.ones((4, 2))
+    with pytest.raises(ValueError, match=r"function must return an array of shape \(4, 3\), "):
+        Precomputed(function=lambda A, Z: np.ones((3, 4)))(X, X[:3])
+    with pytest.raises(ValueError, match=r"function must return an array of shape \(4, 4\), "):
+        Precomputed(function=lambda A, Z: [[1.0]])(X)
+    with pytest.raises(ValueError, match=r"function returned NaN or infinity"):
+        Precomputed(function=lambda A, Z: np.full((4, 4), np.nan))(X)
+    with pytest.raises(ValueError, match=r"diagonal must return an array of shape \(4,\)"):
+        Precomputed(function=lambda A, Z: A @ Z.T, diagonal=lambda A: np.ones(5)).diag(X)
+    with pytest.raises(TypeError, match=r"diagonal must be callable or None, received int"):
+        Precomputed(function=lambda A, Z: A @ Z.T, diagonal=3)

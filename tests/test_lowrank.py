@@ -504,3 +504,124 @@ def test_low_rank_ridge_cv_warns_on_the_top_of_its_grid(data):
     noise = np.random.default_rng(1).normal(size=len(X))
     with pytest.warns(UserWarning, match="chose alpha = .*its largest value"):
         LowRankRidgeCV(TWO_KERNELS, rank=6, alphas=[1e3, 1e-9]).fit(X, noise)
+
+
+# --------------------------------------------------------------------------- non-PSD kernels
+
+from lrkl.kernels import Precomputed  # noqa: E402
+
+
+def _not_psd_matrices(rng):
+    # a kernel matrix of 8 points with its smallest eigenvalue made negative: positive
+    # diagonal, and the negative eigenvalue shows as negative curvature on the way
+    s, U = np.linalg.eigh(K_of(Gaussian(gamma=0.1), rng.standard_normal((8, 2))))
+    s[0] = -0.05 * s[-1]
+    return {
+        "off_diagonal": np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]),
+        "negative_diagonal": -np.eye(4),
+        "negative_eigenvalue": (U * s) @ U.T,
+    }
+
+
+@pytest.mark.parametrize("case", ["off_diagonal", "negative_diagonal", "negative_eigenvalue"])
+@pytest.mark.parametrize("method", ["icd", "csi", "nystrom"])
+def test_non_psd_precomputed_matrix_is_refused(rng, case, method):
+    K = _not_psd_matrices(rng)[case]
+    n = K.shape[0]
+    assert np.linalg.eigvalsh(K)[0] < -1e-3  # the dense reference: not PSD
+    kernel, rows = Precomputed(matrix=K), np.arange(float(n))[:, None]
+    with pytest.raises(ValueError, match="kernel matrix is not positive semi-definite"):
+        if method == "icd":
+            lowrank.icd(kernel, rows, n)
+        elif method == "csi":  # ICD's pivots (κ = 0, no look-ahead): the check is sound
+            lowrank.csi(kernel, rows, np.ones(n), n, kappa=0.0, lookahead=0)
+        else:
+            lowrank.nystrom(kernel, rows, n)
+
+
+def test_non_psd_matrix_in_chunked_icd(rng):
+    da = pytest.importorskip("dask.array")
+    K = _not_psd_matrices(rng)["negative_eigenvalue"]
+    rows = da.from_array(np.arange(8.0)[:, None], chunks=(3, 1))
+    with pytest.raises(ValueError, match="kernel matrix is not positive semi-definite"):
+        lowrank.icd(Precomputed(matrix=K), rows, 8)
+
+
+def test_non_psd_precomputed_matrix_in_an_estimator(rng):
+    K = _not_psd_matrices(rng)["negative_eigenvalue"]
+    rows = np.arange(8.0)[:, None]
+    model = LowRankRidge(kernels=[Precomputed(matrix=K)], rank=8)
+    with pytest.raises(ValueError, match="kernel matrix is not positive semi-definite"):
+        model.fit(rows, np.ones(8))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_singular_psd_kernels_are_not_refused(rng, dtype):
+    # Rank-deficient, with duplicated rows: negative residuals of rounding size only.
+    X = rng.standard_normal((40, 2)).astype(dtype)
+    X = np.concatenate([X, X[:10], X[:5] + np.asarray(1e-7, dtype=dtype)])
+    F = rng.standard_normal((55, 3))
+    for kernel, data in [
+        (Linear(), X),
+        (Gaussian(gamma=0.5), X),
+        (Polynomial(degree=2, gamma=1.0), X),
+        (Precomputed(matrix=(F @ F.T).astype(dtype)), np.arange(55.0)[:, None].astype(dtype)),
+    ]:
+        f = lowrank.icd(kernel, data, 55, tol=0.0)
+        K = to_numpy(kernel(data)).astype(np.float64)
+        assert np.abs(to_numpy(f.G) @ to_numpy(f.G).T - K).max() < 1e-3 * np.abs(K).max()
+        lowrank.csi(kernel, data, np.ones(55, dtype=dtype), 55, lookahead=3, tol=0.0)
+        lowrank.nystrom(kernel, data, 55)
+
+
+# --------------------------------------------------------------------------- translation
+
+
+@pytest.mark.parametrize("kernel", [Gaussian(gamma=0.5), Laplacian(gamma=0.3)])
+def test_factors_are_translation_invariant(data, kernel):
+    # Reference: the same factors of the same rounded points moved back by the offset.
+    X, Z, y = data
+    for c in [1e6, 1e8]:
+        Xc, Zc = X + c, Z + c
+        ref = lowrank.icd(kernel, Xc - c, 10)
+        got = lowrank.icd(kernel, Xc, 10)
+        assert got.pivots == ref.pivots
+        np.testing.assert_allclose(got.G, ref.G, atol=1e-10)
+        np.testing.assert_allclose(got.transform(Zc), ref.transform(Zc - c), atol=1e-10)
+        ref = lowrank.nystrom(kernel, Xc - c, 8, rank=5, random_state=0)
+        got = lowrank.nystrom(kernel, Xc, 8, rank=5, random_state=0)
+        np.testing.assert_allclose(got.G, ref.G, atol=1e-8)
+        ref = lowrank.csi(kernel, Xc - c, y, 6)
+        got = lowrank.csi(kernel, Xc, y, 6)
+        assert got.pivots == ref.pivots
+        np.testing.assert_allclose(got.G, ref.G, atol=1e-10)
+
+
+# --------------------------------------------------------------------------- lists, NumPy scalars
+
+
+def test_factor_functions_take_lists(data):
+    from lrkl.alignment import factor_alignment
+
+    X, Z, y = data
+    kernel = Gaussian(gamma=0.5)
+    f = lowrank.icd(kernel, X, np.int64(5))
+    g = lowrank.icd(kernel, X.tolist(), 5)
+    assert g.pivots == f.pivots
+    np.testing.assert_allclose(g.G, f.G)
+    np.testing.assert_allclose(f.transform(Z.tolist()), f.transform(Z))
+    h = lowrank.csi(kernel, X.tolist(), y.tolist(), 4, lookahead=np.int64(2), centering=np.True_)
+    np.testing.assert_allclose(h.G, lowrank.csi(kernel, X, y, 4, lookahead=2).G)
+    m = lowrank.nystrom(kernel, X.tolist(), 6, random_state=0)
+    np.testing.assert_allclose(m.G, lowrank.nystrom(kernel, X, 6, random_state=0).G)
+    a, M = factor_alignment([f.G.tolist(), m.G[:, 0].tolist()], y.tolist())
+    a_ref, M_ref = factor_alignment([f.G, m.G[:, 0]], y)
+    np.testing.assert_allclose(a, a_ref)
+    np.testing.assert_allclose(M, M_ref)
+
+
+@pytest.mark.parametrize("centering", ["yes", 1, None])
+def test_csi_centering_must_be_a_bool(data, centering):
+    X, _, y = data
+    with pytest.raises(ValueError, match="centering must be True or False, received"):
+        lowrank.csi(Gaussian(gamma=0.5), X, y, 3, centering=centering)

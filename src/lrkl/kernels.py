@@ -32,11 +32,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
+import sys
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_memory, get_namespace
+from lrkl._backend import check_array, device_memory, ensure_array, get_namespace
 from lrkl._checks import check_number, check_option
 
 __all__ = [
@@ -91,8 +93,11 @@ def row_slices(n_rows: int, n_cols: int, max_entries: int = DEFAULT_MAX_ENTRIES)
         yield slice(start, min(start + step, n_rows))
 
 
-def _positive(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+def _positive(name: str, value: Any) -> float:
+    """``value`` as a Python float if it is a finite real number ``> 0`` (NumPy scalars
+    included, booleans refused)."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not real or not math.isfinite(value):
         msg = f"{name} must be a finite positive number, received {value!r}"
         raise ValueError(msg)
     if value <= 0:
@@ -101,17 +106,78 @@ def _positive(name: str, value: float) -> float:
     return float(value)
 
 
-def _squared_distances(X: Array, Z: Array, *, xp: ModuleType) -> Array:
-    """``‖x_i − z_j‖²`` by the GEMM expansion, clipped at zero against cancellation.
+def _centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array, Array]:
+    """``scale·(X − c)`` and ``scale·(Z − c)`` about the centre ``c`` of Z's rows.
 
-    The n × m block is updated in place (it is memory traffic, not arithmetic, that a block of
-    kernel values costs once the GEMM is done).
+    What a stationary kernel computes from these is translation-invariant in floating point:
+    the differences to ``c`` are exact or nearly (Sterbenz) whatever the offset of the data,
+    and the scaling comes after them, so that ``γ‖x − z‖²`` never squares a tiny or a huge
+    number (``scale = √γ`` brings the rows to unit size).
     """
-    d = X @ xp.matrix_transpose(Z)
-    d *= -2.0
-    d += xp.sum(X * X, axis=1)[:, None]
-    d += xp.sum(Z * Z, axis=1)[None, :]
-    return xp.clip(d, min=0.0)
+    centre = xp.mean(Z, axis=0, keepdims=True)  # shape: (1, dim)
+    Xc = (X - centre) * scale
+    return Xc, (Xc if Z is X else (Z - centre) * scale)
+
+
+def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
+    """``−γ‖x_i − z_j‖²`` (``≤ 0``), translation-invariant in floating point.
+
+    The rows are centred about the mean of Z's rows and scaled by ``√(2γ)`` (:func:`_centred`)
+    before the GEMM expansion ``2xᵀz − ‖x‖² − ‖z‖²``, so that nothing cancels at large offsets
+    (``X + 1e8``) and nothing under- or overflows at extreme scales (``X · 1e±150`` with
+    ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
+    is memory traffic, not arithmetic, that a block of kernel values costs.
+    """
+    A, B = _centred(X, Z, math.sqrt(2.0 * gamma), xp=xp)
+    half_norms_A = 0.5 * xp.sum(A * A, axis=1)
+    half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+    d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
+    d -= half_norms_A[:, None]
+    d -= half_norms_B[None, :]
+    return xp.clip(d, max=0.0)
+
+
+def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
+    """``X · 2⁻ᵉ`` with ``2ᵉ`` the power of two just above ``max |X|`` (exact: no rounding), and
+    ``e``; ``e = 0`` for an all-zero ``X``."""
+    largest = float(xp.max(xp.abs(X)))
+    if largest == 0.0:
+        return X, 0
+    e = math.frexp(largest)[1]
+    half = -e // 2  # two factors, each representable even in float32 at its extremes
+    return X * math.ldexp(1.0, half) * math.ldexp(1.0, -e - half), e
+
+
+def _scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tuple[float, int]:
+    """``(v, e)`` with ``Var(X) = v · 4ᵉ``: the variance over all entries of ``X`` (rows weighted
+    by ``weights``, summing to 1), free of over- and underflow at any scale and of
+    cancellation at any offset.
+
+    X is scaled by a power of two near its largest magnitude, centred (two passes), and the
+    mean of the deviations is subtracted once more (the corrected two-pass algorithm of Chan,
+    Golub & LeVeque), so that an offset of ``10⁸`` times the spread costs no digits.
+    """
+    Xs, e = _power_of_two_scale(X, xp=xp)
+    if weights is None:
+        D = Xs - xp.mean(Xs)
+        v = float(xp.mean(D * D)) - float(xp.mean(D)) ** 2
+    else:
+        D = Xs - xp.sum(weights @ Xs) / X.shape[1]
+        v = float(xp.sum(weights @ (D * D)) / X.shape[1])
+        v -= float(xp.sum(weights @ D) / X.shape[1]) ** 2
+    return max(v, 0.0), e
+
+
+def _scale_error(X: Array, *, xp: ModuleType, gamma: float) -> ValueError:
+    largest = float(xp.max(xp.abs(X)))
+    msg = (
+        f"X's scale is out of range for gamma='scale': with max |X| = {largest:.3g}, the width "
+        f"it takes from X (1 / (n_features · Var(X)), or · Std(X) for the Laplacian kernel) "
+        f"is {gamma:g}, not a normal float64 (the Gaussian and polynomial kernels handle "
+        "|X| from about 1e-150 to 1e150); rescale X, for example with "
+        "sklearn.preprocessing.StandardScaler"
+    )
+    return ValueError(msg)
 
 
 #: The shorthand names a kernel parameter accepts, as scikit-learn spells them.
@@ -135,13 +201,18 @@ class Kernel:
     _parameters: tuple[str, ...] = ()
 
     def __call__(self, X: Array, Z: Array | None = None, /) -> Array:
-        """Kernel matrix between the rows of ``X`` (n × d) and of ``Z`` (m × d; default ``X``)."""
+        """Kernel matrix between the rows of ``X`` (n × d) and of ``Z`` (m × d; default ``X``).
+
+        Lists and other array-likes are taken as NumPy arrays, as lrkl's estimators take them.
+        """
+        X, Z = _arrays(X, Z)
         xp = get_namespace(X, Z)
         X, Z = self._check(X, Z, xp=xp)
         return self._evaluate(X, Z, xp=xp)
 
     def diag(self, X: Array, /) -> Array:
         """``k(x_i, x_i)`` for every row of ``X``, in O(n·d) without forming a matrix."""
+        X = ensure_array(X, name="X")
         xp = get_namespace(X)
         X, _ = self._check(X, None, xp=xp)
         return self._diag(X, xp=xp)
@@ -150,6 +221,7 @@ class Kernel:
         self, X: Array, Z: Array | None = None, /, *, max_entries: int = DEFAULT_MAX_ENTRIES
     ) -> Iterator[tuple[slice, Array]]:
         """Yield ``(rows, k(X[rows], Z))`` with at most ``max_entries`` entries per block."""
+        X, Z = _arrays(X, Z)
         xp = get_namespace(X, Z)
         X, Z = self._check(X, Z, xp=xp)
         for rows in row_slices(X.shape[0], Z.shape[0], max_entries):
@@ -164,6 +236,7 @@ class Kernel:
         (:class:`lrkl.KernelRidge`). The linear kernel's map is ``X``; the polynomial kernel's is
         the scaled monomials of degree ``≤ degree`` (``C(d + degree, degree)`` columns).
         """
+        X = ensure_array(X, name="X")
         xp = get_namespace(X)
         X, _ = self._check(X, None, xp=xp)
         size = self._feature_count(X.shape[1])
@@ -220,26 +293,30 @@ class Kernel:
         ``sample_weight`` when given, so that a weight of k is k copies of the row): on
         standardised features both are scikit-learn's ``KernelRidge`` default
         ``1 / n_features``. A kernel without ``"scale"`` parameters is returned as it is.
+
+        The variance is computed on X scaled by a power of two (exactly) and centred, so that
+        it neither under- or overflows nor cancels at a large offset; a width that is not a
+        normal float64 (the Gaussian's beyond ``|X| ≈ 1e±150``) raises a ValueError about X's
+        scale. A constant ``X`` gets ``1 / n_features``.
         """
         scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
         if not scaled:
             return self
+        X = ensure_array(X, name="X")
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
-        if sample_weight is None:
-            var = float(xp.var(X))
-        else:
-            w = sample_weight / xp.sum(sample_weight)
-            mean = xp.sum(w @ X) / X.shape[1]
-            var = float(xp.sum(w @ (X - mean) ** 2) / X.shape[1])
-        spread = self._spread(var) if var > 0 else 1.0
-        return type(self)(
-            **{**self.get_params(), **dict.fromkeys(scaled, 1.0 / (X.shape[1] * spread))}
-        )
+        weights = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
+        v, e = _scaled_variance(X, weights, xp=xp)
+        # A constant X has no spread: the width is then 1/n_features, the value on unit data.
+        gamma = self._scale_width(v, e) / X.shape[1] if v > 0 else 1.0 / X.shape[1]
+        if not sys.float_info.min <= gamma < math.inf:
+            raise _scale_error(X, xp=xp, gamma=gamma)
+        return type(self)(**{**self.get_params(), **dict.fromkeys(scaled, gamma)})
 
-    def _spread(self, var: float) -> float:
-        """The spread of the data a ``"scale"`` width divides by (the variance by default)."""
-        return var
+    def _scale_width(self, v: float, e: int) -> float:
+        """``1 / spread`` of data with variance ``v · 4ᵉ``: ``1 / Var`` by default (0 or inf
+        when out of range, never an OverflowError)."""
+        return _ldexp(1.0 / v, -2 * e)
 
     def _check(self, X: Array, Z: Array | None, *, xp: ModuleType) -> tuple[Array, Array]:
         scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
@@ -272,6 +349,19 @@ class Kernel:
                 for i in range(X.shape[0])
             ]
         )
+
+
+def _arrays(X: Any, Z: Any) -> tuple[Array, Array | None]:
+    """``X`` and ``Z`` as arrays: lists and other array-likes become NumPy arrays."""
+    return ensure_array(X, name="X"), None if Z is None else ensure_array(Z, name="Z")
+
+
+def _ldexp(mantissa: float, exponent: int) -> float:
+    """``mantissa · 2**exponent``, inf on overflow."""
+    try:
+        return math.ldexp(mantissa, exponent)
+    except OverflowError:
+        return math.inf
 
 
 def _is_scale(value: Any) -> bool:
@@ -314,9 +404,7 @@ class Gaussian(Kernel):
         return None if _is_scale(self.gamma) else 1.0 / (2.0 * self.gamma)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        d2 = _squared_distances(X, Z, xp=xp)
-        d2 *= -self.gamma
-        return xp.exp(d2)
+        return xp.exp(_neg_squared_distances(X, Z, self.gamma, xp=xp))
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
@@ -335,14 +423,17 @@ class Laplacian(Kernel):
     def __init__(self, gamma: float | str = SCALE) -> None:
         self.gamma = _width("gamma", gamma)
 
-    def _spread(self, var: float) -> float:
-        return math.sqrt(var)
+    def _scale_width(self, v: float, e: int) -> float:
+        # 1 / standard deviation
+        return _ldexp(1.0 / math.sqrt(v), -e)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
+        # −γ‖x − z‖₁ on rows centred and scaled by γ (translation-invariant, no overflow)
+        A, B = _centred(X, Z, self.gamma, xp=xp)
         dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=X.device)
         for j in range(X.shape[1]):
-            dist += xp.abs(X[:, j, None] - Z[None, :, j])
-        return xp.exp(-self.gamma * dist)
+            dist -= xp.abs(A[:, j, None] - B[None, :, j])
+        return xp.exp(dist)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
@@ -371,19 +462,25 @@ class Polynomial(Kernel):
     _parameters = ("degree", "gamma", "coef0")
 
     def __init__(self, degree: int = 3, gamma: float | str = SCALE, coef0: float = 1.0) -> None:
-        if isinstance(degree, bool) or not isinstance(degree, int) or degree < 1:
+        integer = isinstance(degree, numbers.Integral) and not isinstance(degree, bool)
+        if not integer or degree < 1:
             msg = f"degree must be an integer >= 1, received {degree!r}"
             raise ValueError(msg)
         check_number(coef0, name="coef0")
-        self.degree = degree
+        self.degree = int(degree)
         self.gamma = _width("gamma", gamma)
         self.coef0 = float(coef0)
 
+    # γ xᵀz = (√γ x)ᵀ(√γ z): scaling the rows first keeps the products in range at any scale.
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        return (self.gamma * (X @ xp.matrix_transpose(Z)) + self.coef0) ** self.degree
+        root = math.sqrt(self.gamma)
+        A = X * root
+        B = A if Z is X else Z * root
+        return (A @ xp.matrix_transpose(B) + self.coef0) ** self.degree
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
-        return (self.gamma * xp.sum(X * X, axis=1) + self.coef0) ** self.degree
+        A = X * math.sqrt(self.gamma)
+        return (xp.sum(A * A, axis=1) + self.coef0) ** self.degree
 
     def _degrees(self) -> range:
         """The monomial degrees of the feature map: ``0 … degree`` (only ``degree`` if
@@ -456,8 +553,18 @@ class Precomputed(Kernel):
             if len(shape) != 2 or shape[0] != shape[1]:
                 msg = f"matrix must be a square 2-D array, received shape {shape}"
                 raise ValueError(msg)
+            xp = get_namespace(matrix)
+            if not bool(xp.all(xp.isfinite(matrix))):
+                msg = (
+                    f"matrix must hold finite kernel values, received a {shape[0]}×{shape[1]} "
+                    "array with NaN or infinity"
+                )
+                raise ValueError(msg)
         elif not callable(function):
             msg = f"function must be callable, received {type(function).__name__}"
+            raise TypeError(msg)
+        if diagonal is not None and not callable(diagonal):
+            msg = f"diagonal must be callable or None, received {type(diagonal).__name__}"
             raise TypeError(msg)
         self.matrix = matrix
         self.function = function
@@ -480,30 +587,59 @@ class Precomputed(Kernel):
 
     def _indices(self, X: Array, name: str, *, xp: ModuleType) -> Array:
         X = check_array(X, name=name, xp=xp, dtype=X.dtype)
-        n = self.matrix.shape[0]
         if X.shape[1] != 1:
             msg = (
                 f"{name} must hold one column of row numbers into the matrix, received shape "
                 f"{tuple(X.shape)}"
             )
             raise ValueError(msg)
-        idx = xp.astype(X[:, 0], xp.int64)
-        if bool(xp.any(idx != X[:, 0])) or bool(xp.any(idx < 0)) or bool(xp.any(idx >= n)):
-            msg = f"{name} must hold integer row numbers in [0, {n - 1}], received other values"
-            raise ValueError(msg)
+        self._rows(X, name, xp=xp)
         return X
+
+    def _rows(self, X: Array, name: str, *, xp: ModuleType) -> Array:
+        """The row numbers ``X[:, 0]`` as integers, checked against the matrix's size: lrkl's
+        algorithms call :meth:`_evaluate` on rows the user gave, so the check is made here."""
+        n = self.matrix.shape[0]
+        values = X[:, 0]
+        bad = (values < 0) | (values >= n)
+        if not xp.isdtype(values.dtype, "integral"):
+            bad |= xp.floor(values) != values
+        if bool(xp.any(bad)):
+            shown = xp.reshape(values[bad], (-1,))[:5]
+            listed = ", ".join(f"{float(v):g}" for v in shown)
+            count = int(xp.sum(xp.astype(bad, xp.int64)))
+            msg = (
+                f"{name} must hold integer row numbers in [0, {n - 1}], the rows of the {n}×{n} "
+                f"precomputed matrix; received {count} other value(s): {listed}"
+            )
+            raise ValueError(msg)
+        return xp.astype(values, xp.int64)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         if self.function is not None:
-            return self.function(X, Z)
-        rows = xp.take(self.matrix, xp.astype(X[:, 0], xp.int64), axis=0)
-        return xp.take(rows, xp.astype(Z[:, 0], xp.int64), axis=1)
+            K = self.function(X, Z)
+            return _check_values(K, (X.shape[0], Z.shape[0]), "function", xp=xp)
+        rows = xp.take(self.matrix, self._rows(X, "X", xp=xp), axis=0)
+        return xp.take(rows, self._rows(Z, "Z", xp=xp), axis=1)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         if self.matrix is not None:
-            idx = xp.astype(X[:, 0], xp.int64)
             n = self.matrix.shape[0]
+            idx = self._rows(X, "X", xp=xp)
             return xp.take(xp.reshape(self.matrix, (n * n,)), idx * (n + 1))
         if self.diagonal is not None:
-            return self.diagonal(X)
+            return _check_values(self.diagonal(X), (X.shape[0],), "diagonal", xp=xp)
         return super()._diag(X, xp=xp)
+
+
+def _check_values(K: Any, shape: tuple[int, ...], name: str, *, xp: ModuleType) -> Array:
+    """The values a user's ``function`` or ``diagonal`` returned, checked: an array of
+    ``shape`` with finite values."""
+    if not hasattr(K, "shape") or tuple(K.shape) != shape:
+        received = tuple(K.shape) if hasattr(K, "shape") else type(K).__name__
+        msg = f"Precomputed {name} must return an array of shape {shape}, received {received}"
+        raise ValueError(msg)
+    if not bool(xp.all(xp.isfinite(K))):
+        msg = f"Precomputed {name} returned NaN or infinity among its {shape} values"
+        raise ValueError(msg)
+    return K

@@ -6,7 +6,13 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._backend import (
+    check_array,
+    check_consistent_length,
+    device_of,
+    ensure_array,
+    get_namespace,
+)
 from lrkl._checks import check_option
 from lrkl._linalg import lstsq
 from lrkl.lowrank._factor import _index
@@ -37,6 +43,9 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
     if len(factors) == 0:
         msg = "factors must hold at least one factor, received an empty sequence"
         raise ValueError(msg)
+    # lists are taken as NumPy, as the estimators take them
+    factors = [ensure_array(f, name=f"factors[{q}]") for q, f in enumerate(factors)]
+    y = ensure_array(y, name="y")
     xp = get_namespace(y, *factors)
     G = xp.concat([f[:, None] if f.ndim == 1 else f for f in factors], axis=1)
     G = check_array(G, name="factors", xp=xp)

@@ -136,16 +136,69 @@ def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
     rank-revealing floor ``n · ε · max diag K`` (``ε`` of the dtype, as ``?pstrf`` takes it) so
     that a factor stops at the same numerical rank in float32 as in float64, instead of
     factorising rounding error."""
-    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(d))
+    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(xp.abs(d)))
+    require_psd(d, floor, xp=xp)
     return max(tol, floor)
 
 
-def remove_column(d: Array, g: Array, pivot: int | None, tol: float, *, xp: ModuleType) -> Array:
+def require_psd(d: Array, tol: Array | float, *, xp: ModuleType) -> None:
+    """Raise if the residual diagonal ``d`` of a pivoted Cholesky factorisation is negative
+    beyond ``tol`` (a number, or one per row): the factorised matrix is then not positive
+    semi-definite (a Schur complement of a PSD matrix has a non-negative diagonal). One
+    reduction, no ``O(n³)`` test: negative curvature is caught on the way, at the step that
+    meets it."""
+    if bool(xp.any(d < -tol)):
+        i = int(xp.argmin(d))
+        msg = (
+            "the kernel matrix is not positive semi-definite: its pivoted Cholesky "
+            f"factorisation met a negative residual diagonal {float(d[i]):.3g} at row {i}, "
+            f"beyond its rounding tolerance {float(_at(tol, i)):.3g}; a kernel (a Precomputed "
+            "matrix or "
+            "function in particular) must give positive semi-definite matrices"
+        )
+        raise ValueError(msg)
+
+
+def _at(tol: Array | float, i: int) -> Array | float:
+    return tol[i] if hasattr(tol, "shape") and tol.ndim == 1 else tol
+
+
+def remove_column(
+    d: Array,
+    g: Array,
+    pivot: int | None,
+    tol: float,
+    *,
+    xp: ModuleType,
+    check_psd: bool = False,
+    d_pivot: Array | float | None = None,
+) -> Array:
     """The residual diagonal after the Cholesky column ``g`` at ``pivot``: ``d − g²``, set to
     exactly 0 at the pivot and wherever it falls to ``tol`` or below (nothing left to explain:
     a later column there would be round-off divided by round-off). ``pivot`` is None for a chunk
-    of rows without the pivot."""
+    of rows without the pivot.
+
+    With ``check_psd``, a residual below its rounding tolerance is negative curvature: the
+    kernel matrix is not positive semi-definite, and a ValueError says so
+    (:func:`require_psd`). That tolerance is ``tol · (1 + 2 √(d_j / d_p))`` at row ``j`` for
+    the pivot residual ``d_p`` (``d[pivot]``, or ``d_pivot`` for a chunk of rows without the
+    pivot): with an error ``δ ≤ tol`` in the residual kernel value ``E_jp``,
+    ``g_j² = (E_jp + δ)² / d_p`` exceeds ``d_j ≥ E_jp² / d_p`` by at most
+    ``δ (2 √(d_j d_p) + δ) / d_p``. The bound ``δ ≤ tol`` holds while every pivot so far was
+    the largest residual (ICD); a pivot chosen for something else (CSI, Mklaren) with a small
+    residual amplifies the rounding of the later columns by up to ``max d / d_p``, and a PSD
+    matrix can then show negative residuals far beyond ``tol``: check only greedy steps."""
+    if pivot is not None:
+        d_pivot = d[pivot]
+    check = check_psd and d_pivot is not None
+    if check:
+        # d_p ≤ 0 gives a zero column (scaled_column): then nothing changes and nothing is bound
+        tiny = xp.finfo(d.dtype).smallest_normal
+        d_p = xp.clip(xp.asarray(d_pivot, dtype=d.dtype, device=device_of(d)), min=tiny)
+        rounding = tol * (1.0 + 2.0 * xp.sqrt(xp.clip(d, min=0.0) / d_p))
     d = d - g * g
+    if check:
+        require_psd(d, rounding, xp=xp)
     d = xp.where(d > tol, d, xp.zeros_like(d))
     if pivot is not None:
         d[pivot] = 0.0

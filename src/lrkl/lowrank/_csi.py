@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import numbers
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, check_consistent_length, device_of, get_namespace
+from lrkl._backend import (
+    check_array,
+    check_consistent_length,
+    device_of,
+    ensure_array,
+    get_namespace,
+)
 from lrkl._checks import check_number
 from lrkl._dask import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
 from lrkl._validation import check_kernel
@@ -123,6 +130,8 @@ def csi(
         xp = chunk_namespace(X)
         y = dask_compute(y)[0] if is_dask_array(y) else y
     else:
+        # lists are taken as NumPy, as the estimators take them
+        X, y = ensure_array(X, name="X"), ensure_array(y, name="y")
         xp = get_namespace(X, y)
         X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
@@ -133,8 +142,13 @@ def csi(
     if kappa > 1:
         msg = f"kappa must be in [0, 1], received {kappa!r}"
         raise ValueError(msg)
-    if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
+    integer = isinstance(lookahead, numbers.Integral) and not isinstance(lookahead, bool)
+    if not integer or lookahead < 0:
         msg = f"lookahead must be an integer >= 0, received {lookahead!r}"
+        raise ValueError(msg)
+    lookahead = int(lookahead)
+    if not _is_bool(centering):
+        msg = f"centering must be True or False, received {centering!r}"
         raise ValueError(msg)
     tol = check_number(tol, name="tol")
     gain_tol = check_number(gain_tol, name="gain_tol")
@@ -143,6 +157,14 @@ def csi(
     if is_dask_array(X):  # like every factor of a Dask X: G and residual in X's row chunks
         factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
     return factor
+
+
+def _is_bool(value: Any) -> bool:
+    """A Python bool or a boolean scalar of an array library (``np.True_``)."""
+    if isinstance(value, bool):
+        return True
+    dtype = getattr(value, "dtype", None)
+    return getattr(value, "ndim", None) == 0 and getattr(dtype, "kind", None) == "b"
 
 
 def _orthogonalise(A: Array, Q: Array, *, xp: ModuleType) -> Array:
@@ -193,6 +215,7 @@ def _csi(
         return done, d_adv
 
     window, d_adv = look_ahead([], 0, min(lookahead, width))
+    greedy = True
     for k in range(rank):
         candidate = d > tol
         if not bool(xp.any(candidate)):
@@ -212,7 +235,9 @@ def _csi(
         columns.keep(window)
 
         g = G[:, k]
-        d = remove_column(d, g, i, tol, xp=xp)
+        # negative curvature is told from rounding while every pivot is the largest residual
+        greedy = greedy and bool(d[i] >= xp.max(d))
+        d = remove_column(d, g, i, tol, xp=xp, check_psd=greedy)
         pivots.append(i)
         q = _orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
         norm = xp.sqrt(xp.sum(q * q))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._dask import is_dask_array
 from lrkl._linalg import solve_triangular
 from lrkl.kernels import Kernel
@@ -73,6 +74,7 @@ class LowRankFactor(NamedTuple):
         ICD and CSI: ``g(z) = L^{−1} k(S, z)`` by a triangular solve; Nyström:
         ``g(z) = projectionᵀ k(S, z)``. Costs ``O(m r (dim + r))``.
         """
+        Z = ensure_array(Z, name="Z")  # lists are taken as NumPy, as the estimators take them
         xp = get_namespace(Z, self.landmarks)  # G may be a lazy Dask array (Nyström)
         Z = check_array(Z, name="Z", xp=xp, dtype=self.landmarks.dtype)
         if Z.shape[1] != self.landmarks.shape[1]:
@@ -91,7 +93,8 @@ class LowRankFactor(NamedTuple):
 
 
 def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples") -> int:
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 1 <= rank <= n:
+    integer = isinstance(rank, numbers.Integral) and not isinstance(rank, bool)
+    if not integer or not 1 <= rank <= n:
         msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
         raise ValueError(msg)
     return int(rank)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, get_namespace, require_finite
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace, require_finite
 from lrkl._checks import check_number
 from lrkl._dask import (
     check_rows,
@@ -82,6 +82,7 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
         X, _ = check_rows(X)
         xp = chunk_namespace(X)
     else:
+        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
@@ -104,7 +105,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
             break
         g = icd_column(kernel, X, G, d, i, k, xp=xp)
         G[:, k] = g
-        d = remove_column(d, g, i, tol, xp=xp)
+        d = remove_column(d, g, i, tol, xp=xp, check_psd=True)
         pivots.append(i)
     r = len(pivots)
     if r < rank:
@@ -153,7 +154,7 @@ def chunked_icd(
                 local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
                 g = scaled_column(col, d_c, xp.asarray(d_p, dtype=dtype), local, xp=xp)
                 G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
-                d_c = remove_column(d_c, g, local, tol, xp=xp)
+                d_c = remove_column(d_c, g, local, tol, xp=xp, check_psd=True, d_pivot=d_p)
             updated.append((G_c, d_c))
             peaks.append(peak(X_c, G_c, d_c, offset))
         return (X_c, offset, updated), (peaks, True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
 from lrkl._linalg import eigh
 from lrkl._validation import check_kernel
@@ -90,6 +90,7 @@ def nystrom(
         X, _ = check_rows(X)
         xp = chunk_namespace(X)
     else:
+        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
     kernel = check_kernel(kernel, X)
@@ -121,6 +122,20 @@ def _check_landmarks(landmarks: Sequence[int], n: int, m: int) -> list[int]:
     return chosen
 
 
+def _require_psd_landmarks(s: Array, cutoff: Array, *, xp: ModuleType) -> None:
+    """Raise if the landmark block ``W`` has an eigenvalue below ``−cutoff`` (its rounding
+    floor): the kernel matrix is then not positive semi-definite, and the pseudo-inverse would
+    silently turn that negative curvature into a huge positive one."""
+    if bool(s[0] < -cutoff):
+        msg = (
+            "the kernel matrix is not positive semi-definite: the Nyström landmark block "
+            f"K[S, S] has the eigenvalue {float(s[0]):.3g}, beyond the rounding tolerance "
+            f"{float(cutoff):.3g}; a kernel (a Precomputed matrix or function in particular) "
+            "must give positive semi-definite matrices"
+        )
+        raise ValueError(msg)
+
+
 def _nystrom(
     kernel: Kernel, X: Array, chosen: list[int], rank: int | None, *, xp: ModuleType
 ) -> LowRankFactor:
@@ -136,13 +151,14 @@ def _nystrom(
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
+    cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
+    _require_psd_landmarks(s, cutoff, xp=xp)
     if rank is None:
         scale = 1.0 / xp.sqrt(xp.clip(s, min=NYSTROM_EIGENVALUE_FLOOR))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
     else:
         s_top = xp.flip(s[m - rank :], axis=0)
         U_top = xp.flip(U[:, m - rank :], axis=1)
-        cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
         keep = s_top > cutoff
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
