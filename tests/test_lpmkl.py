@@ -516,3 +516,11 @@ def test_functional_api_refuses_bad_arguments_by_name(index):
     call, error, message = _bad_calls()[index]
     with pytest.raises(error, match=message):
         call()
+
+
+def test_a_nan_score_never_becomes_a_label():
+    X, y = _classification(n=40)
+    clf = LowRankMKLClassifier(rank=5, random_state=0).fit(X, y)
+    clf.intercept_ = clf.intercept_ * np.nan  # a model whose scores are NaN
+    with pytest.raises(ValueError, match="decision values of X are not finite"):
+        clf.predict(X)

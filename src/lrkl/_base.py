@@ -182,6 +182,12 @@ class LRKLClassifier(ClassifierMixin, LRKLEstimator):
         """
         scores = self._decision(X, "predict")
         xp = get_namespace(scores)
+        if not bool(xp.all(xp.isfinite(scores))):  # NaN > 0 is False: it would be a label
+            msg = (
+                f"{type(self).__name__}.predict: the decision values of X are not finite (NaN or "
+                "infinity), so no class can be given; the fitted model or X overflowed"
+            )
+            raise ValueError(msg)
         index = xp.astype(scores > 0, xp.int64) if scores.ndim == 1 else xp.argmax(scores, axis=1)
         if isinstance(self.classes_, type(scores)):
             return xp.take(self.classes_, index)
