@@ -332,3 +332,46 @@ def test_low_rank_ridge_cv_with_a_huge_tol_keeps_one_column_per_kernel():
         model.fit(X, y)
     assert model.rank_ == (1, 1)
     assert np.all(np.isfinite(model.predict(T)))
+
+
+def _bad_solver_level_calls():
+    import array_api_compat.numpy as xp
+
+    from lrkl.alignment import kernel_alignment
+    from lrkl.kernel_ridge import make_solver, primal_problem, solve_dual
+
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(8, 3))
+    K = Z @ Z.T + np.eye(8)
+    y = rng.normal(size=8)
+    solver = make_solver(K, "cholesky", xp=xp)
+    return [
+        (lambda: make_solver(K * np.nan, "cholesky", xp=xp), ValueError, "S must contain only"),
+        (lambda: make_solver(Z, "eigh", xp=xp), ValueError, "S must be a square"),
+        (lambda: make_solver(K, "lu", xp=xp), ValueError, "solver must be one of"),
+        (lambda: solve_dual(solver, y, -1.0, fit_intercept=True, xp=xp), ValueError, "alpha must"),
+        (lambda: solve_dual(solver, y[:5], 1.0, fit_intercept=True, xp=xp), ValueError, "y must"),
+        (lambda: solve_dual(K, y, 1.0, fit_intercept=True, xp=xp), TypeError, "solver must come"),
+        (
+            lambda: solve_dual(solver, y, 1.0, fit_intercept=True, xp=xp, sqrt_weight=-y * y),
+            ValueError,
+            "sqrt_weight must be non-negative",
+        ),
+        (
+            lambda: primal_problem(Z, y, fit_intercept=True, xp=xp, sample_weight=-np.ones(8)),
+            ValueError,
+            "sample_weight must be non-negative",
+        ),
+        (lambda: primal_problem(Z, y * np.nan, fit_intercept=True, xp=xp), ValueError, "y must"),
+        (lambda: primal_problem(Z[:4], y, fit_intercept=True, xp=xp), ValueError, "y must have 4"),
+        (lambda: kernel_alignment([], y), TypeError, "Ks must be a non-empty"),
+        (lambda: kernel_alignment([K[:4, :4]], y), ValueError, r"Ks\[0\] must be a 8"),
+        (lambda: kernel_alignment([K * np.nan], y), ValueError, r"Ks\[0\] must contain only"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(13))
+def test_solver_level_functions_refuse_bad_arguments_by_name(index):
+    call, error, message = _bad_solver_level_calls()[index]
+    with pytest.raises(error, match=message):
+        call()

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import get_namespace
+from lrkl._backend import check_array, get_namespace
 from lrkl._validation import Interval, StrOptions
 from lrkl.alignment._weights import ALIGNMENT_METHODS, alignment_weights
 from lrkl.kernel_ridge._combined import CombinedKernelRidge, KernelCentring
@@ -23,9 +23,28 @@ def kernel_alignment(Ks: Sequence[Array], y: Array, /) -> tuple[Array, Array]:
     """Centred-alignment statistics of full kernel matrices (:ref:`mklaren-alignment`).
 
     ``a_q = ⟨P K_q P, y yᵀ⟩_F = (P y)ᵀ K_q (P y)`` and ``M_ql = ⟨P K_q P, P K_l P⟩_F``; ``y`` of
-    shape ``(n, t)`` uses ``Y Yᵀ``. ``O(p² n²)``.
+    shape ``(n, t)`` uses ``Y Yᵀ``. ``O(p² n²)``. ``Ks`` is a non-empty sequence of finite
+    ``n × n`` matrices and ``y`` finite with ``n`` rows.
     """
+    if isinstance(Ks, str) or not isinstance(Ks, Sequence) or not Ks:
+        msg = f"Ks must be a non-empty sequence of kernel matrices, received {Ks!r:.80}"
+        raise TypeError(msg)
     xp = get_namespace(y, *Ks)
+    y = check_array(y, name="y", ndim=(1, 2), xp=xp)
+    n = y.shape[0]
+    Ks = [check_array(K, name=f"Ks[{q}]", ndim=2, xp=xp) for q, K in enumerate(Ks)]
+    for q, K in enumerate(Ks):
+        if tuple(K.shape) != (n, n):
+            msg = (
+                f"Ks[{q}] must be a {n} × {n} kernel matrix (one row per label), received shape "
+                f"{tuple(K.shape)}"
+            )
+            raise ValueError(msg)
+    return _kernel_alignment(Ks, y, xp=xp)
+
+
+def _kernel_alignment(Ks: Sequence[Array], y: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
+    """:func:`kernel_alignment` on trusted inputs."""
     Y = y[:, None] if y.ndim == 1 else y
     Yc = Y - xp.mean(Y, axis=0)
     centred = [KernelCentring(K, xp=xp).train(K, xp=xp) for K in Ks]
@@ -119,7 +138,7 @@ class AlignmentKernelRidge(CombinedKernelRidge):
     ) -> tuple[Array, bool]:
         # y is of unit scale here (a_q ∝ y², which overflows at y · 1e200); η does not depend
         # on y's scale, and a is reported in the units of y².
-        a, M = kernel_alignment(Ks, y)
+        a, M = _kernel_alignment(Ks, y, xp=xp)
         with warnings.catch_warnings():  # a in y² may leave the dtype's range: inf, documented
             warnings.simplefilter("ignore", RuntimeWarning)
             self.target_alignment_ = a * y_scale * y_scale

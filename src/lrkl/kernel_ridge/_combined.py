@@ -21,7 +21,7 @@ from lrkl._validation import (
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor
 from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
-from lrkl.kernel_ridge._solvers import make_solver, solve_dual, weigh_kernel
+from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, weigh_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import _as_dtype
 
@@ -106,10 +106,10 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         # alignf's weights may be negative: the combination is then indefinite.
         positive = not centred or bool(xp.all(weights >= 0))
         root = None if sample_weight is None else xp.sqrt(sample_weight)
-        solver = make_solver(
+        solver = _make_solver(
             weigh_kernel(combined, root), "cholesky" if positive else "eigh", xp=xp
         )
-        dual, intercept = solve_dual(
+        dual, intercept = _solve_dual(
             solver, y, alpha, fit_intercept=self.fit_intercept, xp=xp, sqrt_weight=root
         )
         self.dual_coef_, self.intercept_ = dual * y_scale, intercept * y_scale

@@ -37,9 +37,9 @@ from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
-    make_solver,
+    _make_solver,
+    _primal_problem,
     primal_loo_errors,
-    primal_problem,
     solve_primal,
 )
 from lrkl.kernels import Kernel
@@ -219,14 +219,14 @@ class LowRankRidge(LRKLRegressor):
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         features = self._feature_map()
-        problem = primal_problem(
+        problem = _primal_problem(
             features.fit_transform(X, y),
             y,
             fit_intercept=self.fit_intercept,
             xp=xp,
             sample_weight=sample_weight,
         )
-        solver = make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
+        solver = _make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
         self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
         return self
 
@@ -424,10 +424,10 @@ class LowRankRidgeCV(LowRankRidge):
         y = y / y_scale
         features = self._feature_map()
         Z = features.fit_transform(X, y)
-        problem = primal_problem(
+        problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
         )
-        solver = make_solver(problem.gram, "eigh", xp=xp)
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
         if self.alphas is not None:
             alphas = check_grid(self.alphas, name="alphas")
             internal = tuple(a / w_scale for a in alphas)
@@ -487,10 +487,10 @@ class LowRankRidgeCV(LowRankRidge):
         y_tr, y_te = xp.take(y, tr, axis=0), xp.take(y, te, axis=0)
         Z = features.fit_transform(xp.take(X, tr, axis=0), y_tr)
         Z_te = features.transform(xp.take(X, te, axis=0))
-        problem = primal_problem(
+        problem = _primal_problem(
             Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
         )
-        solver = make_solver(problem.gram, "eigh", xp=xp)
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
         w_te = None if sample_weight is None else xp.take(sample_weight, te, axis=0)
         errors = []
         for alpha in alphas:

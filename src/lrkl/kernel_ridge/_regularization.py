@@ -33,8 +33,8 @@ from lrkl._linalg import eigh, qr, svd
 from lrkl.kernel_ridge._solvers import (
     EighSolver,
     RidgeCoefficients,
-    make_solver,
-    solve_dual,
+    _make_solver,
+    _solve_dual,
     weigh_kernel,
 )
 from lrkl.kernels import Kernel
@@ -113,7 +113,7 @@ def rls_problem(
     check_option(bias, BIASES, name="bias")
     S = K + 1.0 if bias == "penalized" else K  # K + 11ᵀ
     return RLSProblem(
-        make_solver(weigh_kernel(S, sqrt_weight), solver, xp=xp), bias, sqrt_weight, xp
+        _make_solver(weigh_kernel(S, sqrt_weight), solver, xp=xp), bias, sqrt_weight, xp
     )
 
 
@@ -134,7 +134,7 @@ def solve_rls(problem: RLSProblem, y: Array, alpha: float, /) -> RidgeCoefficien
             scale = root if y.ndim == 1 else root[:, None]
             coef = scale * problem.solver.solve(scale * y, alpha)
         return RidgeCoefficients(coef, xp.sum(coef, axis=0))
-    return solve_dual(
+    return _solve_dual(
         problem.solver,
         y,
         alpha,

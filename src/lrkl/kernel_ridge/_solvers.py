@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
-from lrkl._backend import device_of
-from lrkl._checks import check_option
+from lrkl._backend import check_array, device_of
+from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import cho_factor, cho_solve, eigh
 
@@ -151,9 +151,35 @@ KERNEL_RIDGE_SOLVERS: dict[str, type] = {"cholesky": CholeskySolver, "eigh": Eig
 
 
 def make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
-    """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``."""
+    """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``, a
+    finite square symmetric positive semi-definite matrix (a kernel or a Gram matrix)."""
     check_option(solver, sorted(KERNEL_RIDGE_SOLVERS), name="solver")
+    S = check_array(S, name="S", ndim=2, xp=xp)
+    if S.shape[0] != S.shape[1]:
+        msg = f"S must be a square matrix, received shape {tuple(S.shape)}"
+        raise ValueError(msg)
+    return _make_solver(S, solver, xp=xp)
+
+
+def _make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
+    """:func:`make_solver` on trusted inputs."""
     return KERNEL_RIDGE_SOLVERS[solver](S, xp=xp)
+
+
+def _check_rows(a: Any, n: int, *, name: str, ndim: tuple[int, ...], xp: ModuleType) -> Array:
+    """``a`` checked as a finite array of ``n`` rows (``ndim`` dimensions), or an error."""
+    a = check_array(a, name=name, ndim=ndim, xp=xp)
+    if a.shape[0] != n:
+        msg = f"{name} must have {n} rows, one per sample, received shape {tuple(a.shape)}"
+        raise ValueError(msg)
+    return a
+
+
+def _check_nonnegative(a: Array, *, name: str, xp: ModuleType) -> Array:
+    if not bool(xp.all(a >= 0.0)):
+        msg = f"{name} must be non-negative, received a negative value"
+        raise ValueError(msg)
+    return a
 
 
 class RidgeCoefficients(NamedTuple):
@@ -195,7 +221,35 @@ def solve_dual(
     solved as ``(S K S + αI) c̃ + b s = S y``, ``sᵀ c̃ = 0``, ``c = S c̃`` (``S = diag(s)``,
     ``s = √w``), which a zero weight leaves well posed (``c_i = 0`` there). ``solver`` is then
     set up on ``S K S`` (:func:`weigh_kernel`).
+
+    ``y`` and ``sqrt_weight`` must be finite with one row per row of the solver's matrix,
+    ``sqrt_weight`` non-negative, ``alpha`` a finite number ≥ 0.
     """
+    if not isinstance(solver, CholeskySolver | EighSolver):
+        msg = f"solver must come from make_solver, received {type(solver).__name__}"
+        raise TypeError(msg)
+    check_number(alpha, name="alpha")
+    n = solver.S.shape[0] if isinstance(solver, CholeskySolver) else solver.U.shape[0]
+    y = _check_rows(y, n, name="y", ndim=(1, 2), xp=xp)
+    if sqrt_weight is not None:
+        sqrt_weight = _check_rows(sqrt_weight, n, name="sqrt_weight", ndim=(1,), xp=xp)
+        _check_nonnegative(sqrt_weight, name="sqrt_weight", xp=xp)
+    return _solve_dual(
+        solver, y, float(alpha), fit_intercept=bool(fit_intercept), xp=xp, sqrt_weight=sqrt_weight
+    )
+
+
+def _solve_dual(
+    solver: RidgeSolver,
+    y: Array,  # shape: (n,) or (n, t)
+    alpha: float,
+    /,
+    *,
+    fit_intercept: bool,
+    xp: ModuleType,
+    sqrt_weight: Array | None = None,  # shape: (n,), √w for sample weights w
+) -> RidgeCoefficients:
+    """:func:`solve_dual` on trusted inputs."""
     Y = y[:, None] if y.ndim == 1 else y
     s = None if sqrt_weight is None else sqrt_weight[:, None]
     if s is not None:
@@ -239,7 +293,33 @@ def primal_problem(
 
     With sample weights ``w`` the loss is ``Σ_i w_i (y_i − z_iᵀw − b)²``: the means are
     weighted means and the statistics ``Z_cᵀ W Z_c``, ``Z_cᵀ W y_c`` (scikit-learn's ``Ridge``).
+
+    In-memory ``Z``, ``y`` and ``sample_weight`` must be finite with the same number of rows, the
+    weights non-negative (a Dask ``Z`` is checked in its pass over the rows).
     """
+    if not is_dask_array(Z):
+        Z = check_array(Z, name="Z", ndim=2, xp=xp)
+        y = _check_rows(y, Z.shape[0], name="y", ndim=(1, 2), xp=xp)
+        if sample_weight is not None:
+            sample_weight = _check_rows(
+                sample_weight, Z.shape[0], name="sample_weight", ndim=(1,), xp=xp
+            )
+            _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
+    return _primal_problem(
+        Z, y, fit_intercept=bool(fit_intercept), xp=xp, sample_weight=sample_weight
+    )
+
+
+def _primal_problem(
+    Z: Array,  # shape: (n, k)
+    y: Array,  # shape: (n,) or (n, t)
+    /,
+    *,
+    fit_intercept: bool,
+    xp: ModuleType,
+    sample_weight: Array | None = None,  # shape: (n,)
+) -> PrimalProblem:
+    """:func:`primal_problem` on trusted inputs."""
     if is_dask_array(Z):
         return _chunked_primal_problem(Z, y, fit_intercept=fit_intercept, xp=xp)
     w = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
