@@ -142,15 +142,21 @@ def _nystrom(
     chunked = is_dask_array(X)
     if chunked:  # the landmarks come to the client; C stays a lazy product over the row chunks
         S = take_rows(X, chosen)
-        W = _as_dtype(kernel._evaluate(S, S, xp=xp), X.dtype, xp=xp)
     else:
         idx = _index(chosen, xp=xp, device=device_of(X))
         S = xp.take(X, idx, axis=0)
         C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
-        W = xp.take(C, idx, axis=0)
+    # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
+    # in float32 the eigenvectors of W's small eigenvalues are rounding noise, and W^{-1/2}
+    # amplifies them in every feature (a float32 fit moved by several times its spread).
+    wide = xp.float64 if xp.finfo(X.dtype).bits < 64 else X.dtype
+    S_wide = _as_dtype(S, wide, xp=xp)
+    W = _as_dtype(kernel._evaluate(S_wide, S_wide, xp=xp), wide, xp=xp)
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
+    # C (and new rows' kernel values) carry the input dtype's rounding: directions of W below
+    # that level are noise in C, whatever W's own precision.
     cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
     _require_psd_landmarks(s, cutoff, xp=xp)
     if rank is None:
@@ -162,6 +168,7 @@ def _nystrom(
         keep = s_top > cutoff
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
+    projection = _as_dtype(projection, X.dtype, xp=xp)
 
     def features(rows: Array) -> Array:
         return _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
