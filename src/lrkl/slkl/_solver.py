@@ -59,7 +59,7 @@ from threadpoolctl import ThreadpoolController
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, is_dask_array, row_sums, take_rows
-from lrkl._linalg import cho_factor, cho_solve, solve
+from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, solve
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -772,7 +772,7 @@ class _WorkingSet:
             return
         try:
             S_inv = solve(schur, hxp.eye(q), xp=hxp, assume_a="pos")
-        except hxp.linalg.LinAlgError:  # rounding in H: start again from B_WW
+        except NotPositiveDefiniteError:  # rounding in H: start again from B_WW
             self.refactor()
             return
         corner = -HE @ S_inv
@@ -925,7 +925,7 @@ def _active_set(
                     stopped = True
                     break
             new = entering(a)
-    except hxp.linalg.LinAlgError:  # a singular working set: the coordinate polish goes on
+    except NotPositiveDefiniteError:  # a singular working set: the coordinate polish goes on
         pass
     support = dict(zip(ws.members, ws.rows, strict=True))
     return hxp.abs(w) / lam, support, solves, stopped
