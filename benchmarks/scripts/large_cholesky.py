@@ -67,7 +67,8 @@ def _one(method: str, n: int, block: int | None) -> None:
     if method != "eigh" and n <= 12_000:
         ref = np.linalg.cholesky(A) if method != "numpy" else L
         err = f" max|L - L_numpy| {float(np.max(np.abs(L - ref))):.1e}"
-    print(f"{method:8s} n={n:6d} block={block or '-'}: {seconds:7.1f} s wall, {cpu:7.1f} s CPU, extra {extra:5.2f} GiB{err}")
+    head = f"{method:8s} n={n:6d} block={block or '-'}"
+    print(f"{head}: {seconds:7.1f} s wall, {cpu:7.1f} s CPU, extra {extra:5.2f} GiB{err}")
 
 
 def _all() -> None:
