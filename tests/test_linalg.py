@@ -123,9 +123,9 @@ def test_solve_pos_and_cho_factor_raise_not_positive_definite(backend):
 
 
 def test_not_positive_definite_error_pickles():
-    error = pickle.loads(pickle.dumps(L.NotPositiveDefiniteError(7, 3)))
-    assert (error.size, error.pivot) == (7, 3)
-    assert "(7 × 7) is not positive definite" in str(error)
+    error = pickle.loads(pickle.dumps(L.NotPositiveDefiniteError(7, 3, name="the kernel")))
+    assert (error.size, error.pivot, error.name) == (7, 3, "the kernel")
+    assert str(error).startswith("the kernel (7 × 7) is not positive definite")
 
 
 # ---------------------------------------------------------------------- large (nox -s tests_large)

@@ -7,6 +7,11 @@ Dispatch:
 - PyTorch: :mod:`torch.linalg`;
 - anything else (array-api-strict, ...): a generic array-API fallback whose cost is noted.
 
+The Cholesky factorisation of a matrix of more than ``_DIRECT_MAX`` rows is blocked, in array-API
+code that every backend runs (OpenBLAS's own threaded ``potrf`` kills the process at 16 000 rows on
+some CPUs), and a matrix that is not positive definite raises :class:`NotPositiveDefiniteError`, a
+``ValueError``, on every backend, never the backend's ``LinAlgError``.
+
 Like :mod:`lrkl._backend`, this module may import the array libraries; no other module does.
 """
 
@@ -68,7 +73,7 @@ class NotPositiveDefiniteError(ValueError):
     """
 
     def __init__(self, size: int, pivot: int, name: str = "the matrix") -> None:
-        self.size, self.pivot = size, pivot
+        self.size, self.pivot, self.name = size, pivot, name
         super().__init__(
             f"{name} ({size} × {size}) is not positive definite: the Cholesky factorisation "
             f"failed at pivot {pivot} (0-based), where its leading {pivot + 1} × {pivot + 1} "
@@ -76,7 +81,7 @@ class NotPositiveDefiniteError(ValueError):
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return type(self), (self.size, self.pivot)
+        return type(self), (self.size, self.pivot, self.name)
 
 
 #: Matrices of order up to this are factored by one call of the backend's Cholesky; larger ones
