@@ -200,7 +200,7 @@ def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) 
     solve), and the lower triangle of the trailing matrix updated by ``A₂₂ −= L₂₁ L₂₁ᵀ`` one
     block column at a time (GEMMs, ``n³/3`` flops in all, as ``potrf``). ``L`` overwrites a
     copy of ``a``, in place where the backend allows item assignment; besides it, only the
-    panel and one ``(n − j) × block`` product are ever allocated.
+    panel (``block × (n − e)``) and one ``block × block`` product are ever allocated.
     """
     n = a.shape[0]
     if not array_api_compat.is_writeable_array(a):  # JAX: no in-place updates to build on
@@ -215,9 +215,14 @@ def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) 
         L[k:e, e:] = 0
         panel = _panel(L_kk, xp.matrix_transpose(L[e:, k:e]), xp=xp)
         L[e:, k:e] = xp.matrix_transpose(panel)  # L₂₁, shape (n − e, e − k)
+        # block by block, lower triangle only: each product is block × block (a GEMM of inner
+        # dimension `block`), never a temporary the size of the trailing matrix
         for j in range(e, n, block):
             je = min(j + block, n)
-            L[j:, j:je] -= xp.matrix_transpose(panel[:, j - e :]) @ panel[:, j - e : je - e]
+            right = panel[:, j - e : je - e]
+            for i in range(j, n, block):
+                ie = min(i + block, n)
+                L[i:ie, j:je] -= xp.matrix_transpose(panel[:, i - e : ie - e]) @ right
     return L
 
 
