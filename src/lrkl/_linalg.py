@@ -7,6 +7,11 @@ Dispatch:
 - PyTorch: :mod:`torch.linalg`;
 - anything else (array-api-strict, ...): a generic array-API fallback whose cost is noted.
 
+The Cholesky factorisation of a matrix of more than ``_DIRECT_MAX`` rows is blocked, in array-API
+code that every backend runs (OpenBLAS's own threaded ``potrf`` kills the process at 16 000 rows on
+some CPUs), and a matrix that is not positive definite raises :class:`NotPositiveDefiniteError`, a
+``ValueError``, on every backend, never the backend's ``LinAlgError``.
+
 Like :mod:`lrkl._backend`, this module may import the array libraries; no other module does.
 """
 
@@ -17,9 +22,11 @@ from typing import Any, NamedTuple
 
 import array_api_compat
 import scipy.linalg
+import scipy.linalg.lapack
 
 __all__ = [
     "Factor",
+    "NotPositiveDefiniteError",
     "cho_factor",
     "cho_solve",
     "cholesky",
@@ -47,17 +54,176 @@ def _kind(xp: ModuleType) -> str:
     return "generic"
 
 
-def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True) -> Array:
-    """Cholesky factor of a symmetric positive definite ``a``: ``L`` (``lower``) or ``U = Lᵀ``.
+class NotPositiveDefiniteError(ValueError):
+    """A matrix given to a Cholesky factorisation is not (numerically) positive definite.
 
-    Raises :class:`numpy.linalg.LinAlgError`-like errors of the backend when ``a`` is not
-    positive definite.
+    Raised by :func:`cholesky`, :func:`cho_factor` and ``solve(..., assume_a="pos")`` on every
+    backend in place of the backend's own ``LinAlgError``; a :class:`ValueError`, so the refusal
+    reads as one of bad input.
+
+    Parameters
+    ----------
+    size : int
+        The order ``n`` of the ``n × n`` matrix.
+    pivot : int
+        The 0-based index of the first pivot that is not positive: the leading
+        ``(pivot + 1) × (pivot + 1)`` minor is not positive definite.
+    name : str, default="the matrix"
+        What the matrix is, for the message.
     """
+
+    def __init__(self, size: int, pivot: int, name: str = "the matrix") -> None:
+        self.size, self.pivot, self.name = size, pivot, name
+        super().__init__(
+            f"{name} ({size} × {size}) is not positive definite: the Cholesky factorisation "
+            f"failed at pivot {pivot} (0-based), where its leading {pivot + 1} × {pivot + 1} "
+            "minor is not positive definite"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.size, self.pivot, self.name)
+
+
+#: Matrices of order up to this are factored by one call of the backend's Cholesky; larger ones
+#: by :func:`_blocked_cholesky`. OpenBLAS's threaded ``potrf`` with its SkylakeX kernel (chosen on
+#: AVX-512 CPUs, AMD EPYC included) segfaults at n = 16 000 and 20 000 on 2 threads (12 000
+#: passes); below the threshold the single call is the faster one.
+_DIRECT_MAX = 8192
+#: Order of the diagonal blocks of the blocked Cholesky: a few thousand, so that the backend's
+#: own Cholesky only ever sees matrices far below the sizes that crash, and the trailing update
+#: (most of the flops) is a GEMM with an inner dimension large enough to run at its peak.
+_BLOCK_SIZE = 2048
+
+
+def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True, shift: float = 0.0) -> Array:
+    """Cholesky factor of a symmetric positive definite ``a + shift·I``.
+
+    Only the lower triangle of ``a`` is read. Matrices of order up to ``_DIRECT_MAX`` go to the
+    backend's Cholesky in one call (LAPACK's ``potrf`` through SciPy on NumPy); larger ones are
+    factored by a right-looking blocked Cholesky (:func:`_blocked_cholesky`), whose memory is
+    the factor plus one block column, and which never hands the backend a matrix of the sizes at
+    which OpenBLAS's threaded ``potrf`` crashes on some CPUs.
+
+    Parameters
+    ----------
+    a : array of shape (n, n)
+        Symmetric; left unchanged.
+    xp : namespace
+        The array namespace of ``a``.
+    lower : bool, default=True
+        Return ``L`` (lower triangular, ``a + shift·I = L Lᵀ``) or ``U = Lᵀ``.
+    shift : float, default=0.0
+        Added to the diagonal without forming ``a + shift·I`` (a ridge ``α``).
+
+    Returns
+    -------
+    array of shape (n, n)
+        The factor, with zeros in its other triangle.
+
+    Raises
+    ------
+    NotPositiveDefiniteError
+        When ``a + shift·I`` is not positive definite, with the failing pivot.
+    """
+    n = a.shape[0]
+    if n == 0:
+        return xp.asarray(a, copy=True)
+    if n > _DIRECT_MAX:
+        factor = _blocked_cholesky(a, xp=xp, shift=shift, block=_BLOCK_SIZE)
+    else:
+        factor = _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)
+    return factor if lower else xp.matrix_transpose(factor)
+
+
+def _potrf(a: Any, /) -> tuple[Any, int]:
+    """LAPACK's ``potrf`` on a host (NumPy) ``a``, overwritten: ``(L, info)``, with ``info`` the
+    1-based failing pivot or 0."""
+    (potrf,) = scipy.linalg.lapack.get_lapack_funcs(("potrf",), (a,))
+    factor, info = potrf(a, lower=1, overwrite_a=1, clean=1)
+    if info < 0:  # an illegal argument: a bug here, not bad input
+        msg = f"LAPACK potrf: illegal value in argument {-info}"
+        raise RuntimeError(msg)
+    return factor, int(info)
+
+
+def _direct_cholesky(a: Array, /, *, xp: ModuleType, shift: float, offset: int, size: int) -> Array:
+    """One call of the backend's Cholesky on the (small) ``a + shift·I``; a failure is raised as
+    :class:`NotPositiveDefiniteError` of the ``size × size`` matrix whose diagonal block at
+    ``offset`` ``a`` is."""
+    k = a.shape[0]
     kind = _kind(xp)
     if kind == "numpy":
-        return scipy.linalg.cholesky(a, lower=lower, check_finite=False)
-    factor = xp.linalg.cholesky(a)
-    return factor if lower else xp.matrix_transpose(factor)
+        import numpy as np
+
+        # Fortran order: potrf then works in place on the copy (no second copy by f2py).
+        work = np.array(a, order="F", copy=True)
+        if shift:
+            work[np.diag_indices(k)] += shift
+        factor, info = _potrf(work)
+        if info:
+            raise NotPositiveDefiniteError(size, offset + info - 1) from None
+        return factor
+    if shift:
+        a = a + shift * xp.eye(k, dtype=a.dtype, device=array_api_compat.device(a))
+    try:
+        factor = xp.linalg.cholesky(a)
+    except (
+        ValueError,
+        RuntimeError,
+    ):  # NumPy's LinAlgError is a ValueError, torch's a RuntimeError
+        _raise_failed_pivot(a, size=size, offset=offset)
+        raise
+    # CuPy does not raise by default: the factor then holds NaN (or a non-positive pivot).
+    if kind == "cupy" and not bool(xp.all(xp.linalg.diagonal(factor) > 0)):
+        _raise_failed_pivot(a, size=size, offset=offset)
+    return factor
+
+
+def _raise_failed_pivot(a: Array, /, *, size: int, offset: int) -> None:
+    """Raise :class:`NotPositiveDefiniteError` with the pivot at which ``a`` fails, found by
+    LAPACK on a host copy: the error path only, so that the pivot is the same on every
+    backend. Returns if ``a`` turns out positive definite (the caller re-raises its error)."""
+    import numpy as np
+
+    from lrkl._backend import to_numpy
+
+    _, info = _potrf(np.array(to_numpy(a), order="F", dtype=np.float64))
+    if info:
+        raise NotPositiveDefiniteError(size, offset + info - 1) from None
+
+
+def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) -> Array:
+    """Right-looking blocked Cholesky ``a + shift·I = L Lᵀ``, in array-API code.
+
+    For each block column ``k:e``: the diagonal block is factored by the backend's Cholesky
+    (``L₁₁``), the panel below it solved against ``L₁₁ᵀ`` (``L₂₁ = A₂₁ L₁₁⁻ᵀ``, a triangular
+    solve), and the lower triangle of the trailing matrix updated by ``A₂₂ −= L₂₁ L₂₁ᵀ`` one
+    block column at a time (GEMMs, ``n³/3`` flops in all, as ``potrf``). ``L`` overwrites a
+    copy of ``a``, in place where the backend allows item assignment; besides it, only the
+    panel (``block × (n − e)``) and one ``block × block`` product are ever allocated.
+    """
+    n = a.shape[0]
+    if not array_api_compat.is_writeable_array(a):  # JAX: no in-place updates to build on
+        return _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)
+    L = xp.asarray(a, copy=True)  # the one n × n allocation
+    for k in range(0, n, block):
+        e = min(k + block, n)
+        L_kk = _direct_cholesky(L[k:e, k:e], xp=xp, shift=shift, offset=k, size=n)
+        L[k:e, k:e] = L_kk
+        if e == n:
+            break
+        L[k:e, e:] = 0
+        panel = _panel(L_kk, xp.matrix_transpose(L[e:, k:e]), xp=xp)
+        L[e:, k:e] = xp.matrix_transpose(panel)  # L₂₁, shape (n − e, e − k)
+        # block by block, lower triangle only: each product is block × block (a GEMM of inner
+        # dimension `block`), never a temporary the size of the trailing matrix
+        for j in range(e, n, block):
+            je = min(j + block, n)
+            right = panel[:, j - e : je - e]
+            for i in range(j, n, block):
+                ie = min(i + block, n)
+                L[i:ie, j:je] -= xp.matrix_transpose(panel[:, i - e : ie - e]) @ right
+    return L
 
 
 def solve_triangular(
@@ -91,15 +257,36 @@ class Factor(NamedTuple):
     lower: Array  # shape: (k, k), lower triangular
 
 
-def cho_factor(a: Array, /, *, xp: ModuleType) -> Factor:
-    """Factor a symmetric positive definite ``a`` once for many :func:`cho_solve` calls."""
-    return Factor(cholesky(a, xp=xp, lower=True))
+def _panel(L_kk: Array, b: Array, /, *, xp: ModuleType) -> Array:
+    """``L_kk⁻¹ b`` for the blocked Cholesky's panel (``b = A₂₁ᵀ``, a strided view of the
+    factor being built)."""
+    if _kind(xp) == "numpy":
+        # SciPy copies the strided view into Fortran order anyway: solve in that copy, so that
+        # the panel costs one block of memory, not two.
+        return scipy.linalg.solve_triangular(
+            L_kk, b, lower=True, overwrite_b=True, check_finite=False
+        )
+    return solve_triangular(L_kk, b, xp=xp, lower=True)
+
+
+def cho_factor(a: Array, /, *, xp: ModuleType, shift: float = 0.0) -> Factor:
+    """Factor a symmetric positive definite ``a + shift·I`` once for many :func:`cho_solve`
+    calls (by :func:`cholesky`: blocked above ``_DIRECT_MAX`` rows).
+
+    Raises :class:`NotPositiveDefiniteError` when it is not positive definite.
+    """
+    return Factor(cholesky(a, xp=xp, lower=True, shift=shift))
 
 
 def cho_solve(factor: Factor, b: Array, /, *, xp: ModuleType) -> Array:
     """Solve ``a x = b`` given the :func:`cho_factor` factor of ``a``: two triangular solves."""
     if _kind(xp) == "numpy":
-        return scipy.linalg.cho_solve((factor.lower, True), b, check_finite=False)
+        L = factor.lower
+        if L.flags.c_contiguous and not L.flags.f_contiguous:
+            # the blocked factor is C-ordered: its transpose U = Lᵀ is the Fortran-ordered
+            # factor LAPACK reads without a copy (an n × n copy otherwise: 3.2 GB at n = 20 000)
+            return scipy.linalg.cho_solve((L.T, False), b, check_finite=False)
+        return scipy.linalg.cho_solve((L, True), b, check_finite=False)
     z = solve_triangular(factor.lower, b, xp=xp, lower=True)
     return solve_triangular(factor.lower, z, xp=xp, lower=True, trans=True)
 
@@ -109,10 +296,12 @@ def solve(a: Array, b: Array, /, *, xp: ModuleType, assume_a: str = "gen") -> Ar
     if assume_a not in ("gen", "pos"):
         msg = f"assume_a must be 'gen' or 'pos', received {assume_a!r}"
         raise ValueError(msg)
+    if assume_a == "pos":
+        # through the shim's Cholesky on every backend: blocked when large, and a matrix that is
+        # not positive definite raises NotPositiveDefiniteError, not the backend's LinAlgError
+        return cho_solve(cho_factor(a, xp=xp), b, xp=xp)
     if _kind(xp) == "numpy":
         return scipy.linalg.solve(a, b, assume_a=assume_a, check_finite=False)
-    if assume_a == "pos":
-        return cho_solve(cho_factor(a, xp=xp), b, xp=xp)
     return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
 
 

@@ -59,7 +59,7 @@ from threadpoolctl import ThreadpoolController
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, is_dask_array, row_sums, take_rows
-from lrkl._linalg import cho_factor, cho_solve, eigh, solve
+from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, eigh, solve
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -581,7 +581,7 @@ class _ActiveSet:
         A = (A + A.T) / 2.0
         try:
             self.G[:k, :k] = solve(A, hxp.eye(k, dtype=hxp.float64), xp=hxp, assume_a="pos")
-        except hxp.linalg.LinAlgError:
+        except NotPositiveDefiniteError:
             self.G[:k, :k] = _floored_inverse(A)
 
     def warm_start(self, mu0: Any, rows: dict[int, Any] | None = None) -> None:
@@ -790,7 +790,7 @@ class _WorkingSet:
             return
         try:
             S_inv = solve(schur, hxp.eye(q), xp=hxp, assume_a="pos")
-        except hxp.linalg.LinAlgError:  # rounding in H: start again from B_WW
+        except NotPositiveDefiniteError:  # rounding in H: start again from B_WW
             self.refactor()
             return
         corner = -HE @ S_inv
@@ -943,7 +943,7 @@ def _active_set(
                     stopped = True
                     break
             new = entering(a)
-    except hxp.linalg.LinAlgError:  # a singular working set: the coordinate polish goes on
+    except NotPositiveDefiniteError:  # a singular working set: the coordinate polish goes on
         pass
     support = dict(zip(ws.members, ws.rows, strict=True))
     return hxp.abs(w) / lam, support, solves, stopped

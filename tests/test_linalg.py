@@ -1,0 +1,172 @@
+"""The linalg shim's Cholesky: the blocked factorisation against a dense reference on every
+backend, its refusal of matrices that are not positive definite, and (marked ``large``, run by
+``nox -s tests_large``) the sizes at which OpenBLAS's own threaded ``potrf`` crashes."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from lrkl import _backend as B
+from lrkl import _linalg as L
+
+
+def _spd(rng: np.random.Generator, k: int) -> np.ndarray:
+    a = rng.standard_normal((k, k + 3))
+    return a @ a.T + 0.5 * np.eye(k)
+
+
+@pytest.fixture
+def small_blocks(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Force the blocked path from 9 rows on, with diagonal blocks of 4 rows."""
+    monkeypatch.setattr(L, "_DIRECT_MAX", 8)
+    monkeypatch.setattr(L, "_BLOCK_SIZE", 4)
+    return 4
+
+
+# ---------------------------------------------------------------------- the blocked factorisation
+
+
+@pytest.mark.parametrize("k", [9, 12, 13, 23])
+@pytest.mark.parametrize("lower", [True, False])
+def test_blocked_cholesky_matches_dense(backend, rng, small_blocks, k, lower):
+    a = _spd(rng, k)
+    x = backend.asarray(a)
+    out = L.cholesky(x, xp=backend.xp, lower=lower, shift=0.25)
+    expected = np.linalg.cholesky(a + 0.25 * np.eye(k))  # NumPy's dense potrf: the reference
+    assert B.device_of(out) == B.device_of(x)
+    np.testing.assert_allclose(
+        B.to_numpy(out), expected if lower else expected.T, rtol=1e-10, atol=1e-12
+    )
+    np.testing.assert_array_equal(B.to_numpy(x), a)  # the input is left as it was
+
+
+def test_blocked_cholesky_float32(backend, rng, small_blocks):
+    a = _spd(rng, 13)
+    out = L.cholesky(backend.asarray(a, dtype=backend.xp.float32), xp=backend.xp)
+    assert out.dtype == backend.xp.float32
+    np.testing.assert_allclose(B.to_numpy(out), np.linalg.cholesky(a), rtol=1e-4, atol=1e-4)
+
+
+def test_blocked_cholesky_reads_the_lower_triangle_only(rng, small_blocks):
+    a = _spd(rng, 14)
+    garbage = a + np.triu(rng.standard_normal((14, 14)), 1)
+    np.testing.assert_allclose(L.cholesky(garbage, xp=np), np.linalg.cholesky(a), rtol=1e-10)
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_cho_factor_and_solve_with_shift(backend, rng, monkeypatch, blocked):
+    if blocked:
+        monkeypatch.setattr(L, "_DIRECT_MAX", 4)
+        monkeypatch.setattr(L, "_BLOCK_SIZE", 3)
+    a, b = _spd(rng, 11), rng.standard_normal((11, 2))
+    xp = backend.xp
+    factor = L.cho_factor(backend.asarray(a), xp=xp, shift=2.0)
+    solution = L.cho_solve(factor, backend.asarray(b), xp=xp)
+    expected = np.linalg.solve(a + 2.0 * np.eye(11), b)
+    np.testing.assert_allclose(B.to_numpy(solution), expected, rtol=1e-9, atol=1e-11)
+
+
+def test_empty_matrix(backend):
+    out = L.cholesky(backend.asarray(np.zeros((0, 0))), xp=backend.xp)
+    assert out.shape == (0, 0)
+
+
+# ---------------------------------------------------------------------- not positive definite
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+@pytest.mark.parametrize("pivot", [0, 5, 10])
+def test_not_positive_definite_names_size_and_pivot(backend, rng, monkeypatch, blocked, pivot):
+    if blocked:
+        monkeypatch.setattr(L, "_DIRECT_MAX", 4)
+        monkeypatch.setattr(L, "_BLOCK_SIZE", 4)
+    a = _spd(rng, 11)
+    a[pivot, :] = a[:, pivot] = 0.0  # the leading minor of order pivot + 1 is singular
+    a[pivot, pivot] = -1.0
+    with pytest.raises(L.NotPositiveDefiniteError) as info:
+        L.cholesky(backend.asarray(a), xp=backend.xp)
+    error = info.value
+    assert isinstance(error, ValueError)
+    assert not isinstance(error, np.linalg.LinAlgError)
+    assert (error.size, error.pivot) == (11, pivot)
+    assert str(error) == (
+        f"the matrix (11 × 11) is not positive definite: the Cholesky factorisation failed at "
+        f"pivot {pivot} (0-based), where its leading {pivot + 1} × {pivot + 1} minor is not "
+        "positive definite"
+    )
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_not_positive_definite_after_updates(backend, monkeypatch, blocked):
+    """A pivot that only fails once earlier columns are eliminated (every diagonal entry is
+    positive): the blocked path must find it in a later block, as LAPACK does."""
+    if blocked:
+        monkeypatch.setattr(L, "_DIRECT_MAX", 2)
+        monkeypatch.setattr(L, "_BLOCK_SIZE", 2)
+    a = np.eye(6)
+    a[1, 4] = a[4, 1] = 2.0  # the minor of rows {1, 4} is 1 - 4 < 0
+    with pytest.raises(L.NotPositiveDefiniteError, match=r"\(6 × 6\).*failed at pivot 4 "):
+        L.cholesky(backend.asarray(a), xp=backend.xp)
+
+
+def test_solve_pos_and_cho_factor_raise_not_positive_definite(backend):
+    a = backend.asarray(np.diag([1.0, 2.0, -1.0]))
+    b = backend.asarray(np.ones(3))
+    with pytest.raises(L.NotPositiveDefiniteError, match="failed at pivot 2"):
+        L.solve(a, b, xp=backend.xp, assume_a="pos")
+    with pytest.raises(L.NotPositiveDefiniteError, match="failed at pivot 2"):
+        L.cho_factor(a, xp=backend.xp, shift=0.5)
+    L.cho_factor(a, xp=backend.xp, shift=1.5)  # the shift makes it positive definite
+
+
+def test_not_positive_definite_error_pickles():
+    error = pickle.loads(pickle.dumps(L.NotPositiveDefiniteError(7, 3, name="the kernel")))
+    assert (error.size, error.pivot, error.name) == (7, 3, "the kernel")
+    assert str(error).startswith("the kernel (7 × 7) is not positive definite")
+
+
+# ---------------------------------------------------------------------- large (nox -s tests_large)
+
+
+def _gaussian_kernel(n: int, d: int) -> np.ndarray:
+    """A Gaussian kernel matrix of ``n`` normal points in ``d`` dimensions, built in place."""
+    X = np.random.default_rng(0).standard_normal((n, d))
+    sq = np.einsum("ij,ij->i", X, X)
+    K = X @ X.T
+    K *= 2.0
+    K -= sq[:, None]
+    K -= sq[None, :]
+    K *= 0.5 / d
+    np.exp(K, out=K)
+    return K
+
+
+@pytest.mark.large
+def test_large_cholesky_completes():
+    """20 000 × 20 000: OpenBLAS's threaded potrf segfaults here with its SkylakeX kernel."""
+    n = 20_000
+    K = _gaussian_kernel(n, 8)
+    factor = L.cho_factor(K, xp=np, shift=1e-3)
+    rows = np.random.default_rng(1).choice(n, 50, replace=False)
+    # rows of L Lᵀ against the matrix, without forming L Lᵀ (a third n × n)
+    product = factor.lower[rows, :] @ factor.lower.T
+    expected = K[rows, :]
+    expected[np.arange(50), rows] += 1e-3
+    np.testing.assert_allclose(product, expected, atol=1e-9)
+
+
+@pytest.mark.large
+def test_large_kernel_ridge_fit_completes():
+    """``KernelRidge().fit`` on 20 000 rows: killed the process before the blocked Cholesky."""
+    from lrkl import KernelRidge
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20_000, 8))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    model = KernelRidge().fit(X, y)
+    assert np.all(np.isfinite(model.dual_coef_))
+    # the fitted model reproduces its training data about as well as a ridge can
+    assert np.mean((model.predict(X[:500]) - y[:500]) ** 2) < 0.1 * np.var(y)
