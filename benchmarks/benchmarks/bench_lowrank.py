@@ -75,3 +75,12 @@ class OutOfSample(OnBackend):
     def time_transform(self, method, backend):
         self.factor.transform(self.Z)
         self.sync()
+
+
+class LowRankFactorFloat32(LowRankFactor):
+    """The same factors of float32 data: Nyström computes its landmark block and eigenpairs in
+    float64 (the sensitive part), the n-row work stays float32."""
+
+    def setup(self, n, rank, method, backend):
+        super().setup(n, rank, method, backend)
+        self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
