@@ -252,16 +252,7 @@ def test_lp_weights_by_hand(xp, backend):
 @pytest.mark.parametrize("p", [1.5, 2.0, 3.0])
 def test_lp_mkl_matches_the_full_kernel_mkl(p):
     """With exact factors (V_k V_kᵀ = K_k) the low-rank MKL is the full-kernel MKL."""
-    rng = np.random.default_rng(2)
-    n = 30
-    X = rng.normal(size=(n, 2))
-    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
-    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
-    factors = []
-    for K in Ks:
-        s, U = np.linalg.eigh(K)
-        factors.append(U * np.sqrt(np.clip(s, 0, None)))
-    d_ref, _, _ = full_kernel_mkl(Ks, y, 10.0, p, weight_tol=1e-10, svc_tol=1e-12, max_iter=300)
+    factors, y, d_ref, _, _ = _exact_mkl(p=p)
     problem = svm_problem(factors, y, 10.0, xp=_np_xp())
     result = lp_mkl(
         problem,
