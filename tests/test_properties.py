@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import os
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -119,9 +120,45 @@ PIVOTED = {
 }
 
 #: Reproducible runs; no shrinking, which would cost seconds per expected failure on every run.
+#: LRKL_PROPERTY_EXAMPLES=30 searches deeper (about ten times longer).
 EXAMPLES = settings(
-    max_examples=3, derandomize=True, deadline=None, phases=[Phase.explicit, Phase.generate]
+    max_examples=int(os.environ.get("LRKL_PROPERTY_EXAMPLES", "3")),
+    derandomize=True,
+    deadline=None,
+    phases=[Phase.explicit, Phase.generate],
 )
+
+#: CGLS's iterates past the first few are not determined by the data in float64: on these
+#: kernels (eigenvalues decaying to rounding) its recurrences lose orthogonality, and 10
+#: iterations in float64 differ from the same 10 in 64-bit-mantissa arithmetic by 4e-2 to 6e-2
+#: of the spread; a relative change of 1e-16 in X moves them by up to 2.7e-2. Any rounding
+#: difference — of an offset, a scale, a dtype — shows it. The fix is in the solver (CGLS with
+#: reorthogonalisation, or LSQR), not in the tolerance.
+CGLS_UNSTABLE = (
+    "CGLS (KernelRidge/KernelRidgeCV method='cg') amplifies rounding: float64 CGLS differs from "
+    "the same iterations in higher precision by 4e-2 to 6e-2 of the spread"
+)
+
+#: (test, estimator) pairs that fail for a known cause, marked strict: a fix makes them XPASS.
+KNOWN_FAILURES = {
+    ("translation_float64", "KernelRidge-cg"): CGLS_UNSTABLE,
+    ("translation_float64", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
+    ("translation_float32", "KernelRidge-cg"): CGLS_UNSTABLE,
+    ("translation_float32", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
+    ("scale", "KernelRidge-cg"): CGLS_UNSTABLE,
+    ("scale", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
+    ("float16", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (docs/backend.rst: R² 0.012 to 0.015 off)",
+}
+
+
+def _marks(test: str, name: str) -> list:
+    reason = KNOWN_FAILURES.get((test, name))
+    return [] if reason is None else [pytest.mark.xfail(strict=True, reason=reason)]
+
+
+def _params(test: str) -> list:
+    """Every estimator's name, the known failures of ``test`` marked xfail."""
+    return [pytest.param(name, marks=_marks(test, name)) for name in NAMES]
 
 
 def test_every_public_estimator_is_covered():
@@ -179,7 +216,7 @@ def _assert_close(got: np.ndarray, expected: np.ndarray, tolerance: float) -> No
 # --------------------------------------------------------------------------- 1. translation of X
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _params("translation_float64"))
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 8), sign=st.sampled_from([-1.0, 1.0]))
 def test_translation_float64(name, data, log_offset, sign):
@@ -196,7 +233,7 @@ def test_translation_float64(name, data, log_offset, sign):
     _assert_close(got, expected, 1e-6)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _params("translation_float32"))
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 3), sign=st.sampled_from([-1.0, 1.0]))
 def test_translation_float32(name, data, log_offset, sign):
@@ -217,7 +254,7 @@ def test_translation_float32(name, data, log_offset, sign):
 # --------------------------------------------------------------------------- 2. scale of X
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", _params("scale"))
 @EXAMPLES
 @given(data=datasets(), k=st.integers(-150, 150))
 def test_scale_of_x(name, data, k):
@@ -245,8 +282,14 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 # --------------------------------------------------------------------------- 3. precision
 
 
-@pytest.mark.parametrize("dtype", ["float16", "float32"])
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [
+        pytest.param(name, dtype, marks=_marks(dtype, name))
+        for dtype in ("float16", "float32")
+        for name in NAMES
+    ],
+)
 @EXAMPLES
 @given(data=datasets())
 def test_precision_against_float64(name, dtype, data):
