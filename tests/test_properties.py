@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, is_classifier
 
@@ -139,6 +139,23 @@ CGLS_UNSTABLE = (
     "the same iterations in higher precision by 4e-2 to 6e-2 of the spread"
 )
 
+#: ICD's residual diagonal (src/lrkl/lowrank/_cholesky.py) is kept in X's dtype. After the first
+#: pivot x₀ of a Gaussian kernel, d_i = 1 − k(x_i, x₀)² rounds to 1.0 in float32 for every point
+#: with k < 2.4e-4: the argmax ties and takes the first such row, where float64 takes the point
+#: farthest from x₀. Other pivots, another model: 0.15 to 0.92 of the spread on
+#: ``_make_data(6, 40, 3)``. Accumulating the residual diagonal in float64 (the style's rule for
+#: pivots) is the fix.
+ICD_FLOAT32_TIES = (
+    "ICD's residual diagonal is computed in float32: 1 − k² rounds to 1 for every far point, "
+    "so the second pivot is the first of a tie, not float64's farthest point"
+)
+
+MKLAREN_FLOAT32 = (
+    "Mklaren's least-angle pivots differ in float32 on _make_data(6, 40, 3): R² 0.868 against "
+    "float64's 0.784 (docs/backend.rst measured 4e-3); not yet traced, its pivoted Cholesky "
+    "shares ICD's float32 residual diagonal"
+)
+
 #: (test, estimator) pairs that fail for a known cause, marked strict: a fix makes them XPASS.
 KNOWN_FAILURES = {
     ("translation_float64", "KernelRidge-cg"): CGLS_UNSTABLE,
@@ -148,6 +165,18 @@ KNOWN_FAILURES = {
     ("scale", "KernelRidge-cg"): CGLS_UNSTABLE,
     ("scale", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
     ("float16", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (docs/backend.rst: R² 0.012 to 0.015 off)",
+    **{
+        (dtype, name): ICD_FLOAT32_TIES
+        for dtype in ("float16", "float32")
+        for name in ("LowRankRidge-icd", "LowRankRidge-csi", "LowRankFeatures-icd")
+    },
+    # on _make_data(6, 40, 3), test scores (R², float32 or float16 against float64):
+    ("float16", "LowRankRidgeCV"): ICD_FLOAT32_TIES + " (R² 0.799 against 0.892)",
+    ("float32", "LowRankRidgeCV"): ICD_FLOAT32_TIES + " (R² 0.799 against 0.892)",
+    ("float16", "KernelRidge-cg"): CGLS_UNSTABLE + " (R² 0.881 against 0.870)",
+    ("float32", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (R² 0.815 against 0.854)",
+    ("float16", "MklarenRegressor"): MKLAREN_FLOAT32,
+    ("float32", "MklarenRegressor"): MKLAREN_FLOAT32,
 }
 
 
@@ -171,17 +200,20 @@ def test_every_public_estimator_is_covered():
 # --------------------------------------------------------------------------- helpers
 
 
-@st.composite
-def datasets(draw: Any, n_classes: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-    """(X, y, X_test, y_test) of one draw; y holds float targets, turned into labels by
-    :func:`_target` for classifiers."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    n = draw(st.integers(30, 60))
-    d = draw(st.integers(2, 4))
+def _make_data(seed: int, n: int, d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
     rng = np.random.default_rng(seed)
     X, T = rng.standard_normal((n, d)), rng.standard_normal((15, d))
     y, y_test = (np.sin(Z[:, 0]) + Z[:, 1] for Z in (X, T))
     return X, y + 0.1 * rng.standard_normal(n), T, y_test
+
+
+@st.composite
+def datasets(draw: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """(X, y, X_test, y_test) of one draw; y holds float targets, turned into labels by
+    :func:`_target` for classifiers."""
+    return _make_data(
+        draw(st.integers(0, 2**32 - 1)), draw(st.integers(30, 60)), draw(st.integers(2, 4))
+    )
 
 
 def _target(name: str, y: np.ndarray, n_classes: int = 2) -> np.ndarray:
@@ -237,10 +269,13 @@ def test_translation_float64(name, data, log_offset, sign):
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 3), sign=st.sampled_from([-1.0, 1.0]))
 def test_translation_float32(name, data, log_offset, sign):
-    """float32, ``|c|`` up to 1e3 times the spread (what 24 bits hold): within 1e-3 of the
-    spread of the float32 fit of the same rounded values moved back."""
+    """float32, ``|c|`` up to 1e3 times the spread (what 24 bits hold; at least twice every
+    ``|x|``, so that the moved-back values are exact in float32): within 1e-3 of the spread of
+    the float32 fit of the same rounded values moved back."""
     X, y, T, _ = data
-    c = float(np.float32(sign * 10.0**log_offset * np.ptp(X)))  # representable: exact moves
+    # c representable in float32 and beyond twice every |x|: X + c − c is then exact in float32
+    c = sign * max(10.0**log_offset * np.ptp(X), 2 * np.max(np.abs(np.r_[X, T])))
+    c = float(np.float32(c))
     Xc, Tc = (X + c).astype(np.float32), (T + c).astype(np.float32)
     back, T_back = ((Z.astype(np.float64) - c).astype(np.float32) for Z in (Xc, Tc))
     assert np.array_equal(back.astype(np.float64) + c, Xc.astype(np.float64))  # exact
@@ -292,6 +327,7 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 )
 @EXAMPLES
 @given(data=datasets())
+@example(data=_make_data(6, 40, 3))  # ICD_FLOAT32_TIES
 def test_precision_against_float64(name, dtype, data):
     """float16 (computed in float32) and float32 against the float64 fit of the same rounded
     values: within 1e-3 of the spread, or for :data:`PIVOTED` estimators the test score within
