@@ -32,6 +32,7 @@ __all__ = [
     "index_array",
     "move_to",
     "resolve_backend",
+    "row_major",
     "same_place",
     "synchronize",
     "to_numpy",
@@ -162,6 +163,19 @@ def check_array(
         x = xp.astype(x, target)
     # One reduction and one host read: validation is a deliberate synchronisation point.
     require_finite(bool(xp.all(xp.isfinite(x))), name=name)
+    return x
+
+
+def row_major(x: Array, /) -> Array:
+    """``x`` itself, or a C-ordered copy of a NumPy array stored otherwise.
+
+    One memory order for every input: BLAS sums in another order for a Fortran-ordered
+    operand, so a DataFrame (whose ``to_numpy()`` is column-major) or a transposed array fitted
+    models that differed from those of the same numbers in a C-ordered array or a list in the
+    last bits. Row blocks are contiguous slices then, too.
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 2 and not x.flags.c_contiguous:
+        return np.ascontiguousarray(x)
     return x
 
 

@@ -39,6 +39,7 @@ from lrkl._backend import (
     get_namespace,
     host_namespace,
     move_to,
+    row_major,
     same_place,
     to_numpy,
 )
@@ -200,7 +201,7 @@ def check_X(
             )
             raise ValueError(msg)
     xp = get_namespace(X)
-    return xp, check_array(X, name="X", xp=xp, dtype=dtype)
+    return xp, row_major(check_array(X, name="X", xp=xp, dtype=dtype))
 
 
 def check_X_y(
