@@ -139,23 +139,6 @@ CGLS_UNSTABLE = (
     "the same iterations in higher precision by 4e-2 to 6e-2 of the spread"
 )
 
-#: ICD's residual diagonal (src/lrkl/lowrank/_cholesky.py) is kept in X's dtype. After the first
-#: pivot x₀ of a Gaussian kernel, d_i = 1 − k(x_i, x₀)² rounds to 1.0 in float32 for every point
-#: with k < 2.4e-4: the argmax ties and takes the first such row, where float64 takes the point
-#: farthest from x₀. Other pivots, another model: 0.15 to 0.92 of the spread on
-#: ``_make_data(6, 40, 3)``. Accumulating the residual diagonal in float64 (the style's rule for
-#: pivots) is the fix.
-ICD_FLOAT32_TIES = (
-    "ICD's residual diagonal is computed in float32: 1 − k² rounds to 1 for every far point, "
-    "so the second pivot is the first of a tie, not float64's farthest point"
-)
-
-MKLAREN_FLOAT32 = (
-    "Mklaren's least-angle pivots differ in float32 on _make_data(6, 40, 3): R² 0.868 against "
-    "float64's 0.784 (docs/backend.rst measured 4e-3); not yet traced, its pivoted Cholesky "
-    "shares ICD's float32 residual diagonal"
-)
-
 #: (test, estimator) pairs that fail for a known cause, marked strict: a fix makes them XPASS.
 KNOWN_FAILURES = {
     ("translation_float64", "KernelRidge-cg"): CGLS_UNSTABLE,
@@ -165,18 +148,9 @@ KNOWN_FAILURES = {
     ("scale", "KernelRidge-cg"): CGLS_UNSTABLE,
     ("scale", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
     ("float16", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (docs/backend.rst: R² 0.012 to 0.015 off)",
-    **{
-        (dtype, name): ICD_FLOAT32_TIES
-        for dtype in ("float16", "float32")
-        for name in ("LowRankRidge-icd", "LowRankRidge-csi", "LowRankFeatures-icd")
-    },
     # on _make_data(6, 40, 3), test scores (R², float32 or float16 against float64):
-    ("float16", "LowRankRidgeCV"): ICD_FLOAT32_TIES + " (R² 0.799 against 0.892)",
-    ("float32", "LowRankRidgeCV"): ICD_FLOAT32_TIES + " (R² 0.799 against 0.892)",
     ("float16", "KernelRidge-cg"): CGLS_UNSTABLE + " (R² 0.881 against 0.870)",
     ("float32", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (R² 0.815 against 0.854)",
-    ("float16", "MklarenRegressor"): MKLAREN_FLOAT32,
-    ("float32", "MklarenRegressor"): MKLAREN_FLOAT32,
 }
 
 
@@ -327,7 +301,7 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 )
 @EXAMPLES
 @given(data=datasets())
-@example(data=_make_data(6, 40, 3))  # ICD_FLOAT32_TIES
+@example(data=_make_data(6, 40, 3))  # float32 ICD pivots tied here while d was float32
 def test_precision_against_float64(name, dtype, data):
     """float16 (computed in float32) and float32 against the float64 fit of the same rounded
     values: within 1e-3 of the spread, or for :data:`PIVOTED` estimators the test score within

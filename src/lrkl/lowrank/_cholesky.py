@@ -45,11 +45,11 @@ def scaled_column(
     pivot (its row among these, or None when these rows are a chunk without it)."""
     positive = d_pivot > 0
     root = xp.sqrt(xp.where(positive, d_pivot, xp.ones_like(d_pivot)))
-    scale = xp.where(positive, 1.0 / root, xp.zeros_like(d_pivot))
+    scale = _as_dtype(xp.where(positive, 1.0 / root, xp.zeros_like(d_pivot)), col.dtype, xp=xp)
     g = xp.where(d > 0, col * scale, xp.zeros_like(col))
     if pivot is not None:
         # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
-        g[pivot] = xp.where(positive, root, xp.zeros_like(d_pivot))
+        g[pivot] = _as_dtype(xp.where(positive, root, xp.zeros_like(d_pivot)), col.dtype, xp=xp)
     return g
 
 
@@ -119,24 +119,34 @@ def icd_column(
     return _cholesky_column(col, G, d, i, k, xp=xp)
 
 
+def residual_dtype(dtype: Any, *, xp: ModuleType) -> Any:
+    """The dtype of a pivoted Cholesky's residual diagonal for inputs of ``dtype``: at least
+    float64. The pivots are its largest entries: in float32, ``1 − k²`` rounds to 1 for every
+    kernel value ``k < 2.4e-4``, so after one Gaussian pivot the far points tie and the argmax
+    took the first row where float64 takes the farthest (another factor, R² 0.80 against 0.89)."""
+    return xp.float64 if xp.finfo(dtype).bits < 64 else dtype
+
+
 def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
-    """A fresh, writable copy of ``diag K`` in the dtype of ``X``; for a Dask ``X``, computed
-    in one graph that also checks X for NaN and infinity."""
+    """A fresh, writable copy of ``diag K`` in :func:`residual_dtype`; for a Dask ``X``,
+    computed in one graph that also checks X for NaN and infinity."""
+    wide = residual_dtype(X.dtype, xp=xp)
     if is_dask_array(X):
-        diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), X.dtype)
+        diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), wide)
         finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)
         d, finite = dask_compute(diagonal, finite)
         require_finite(bool(xp.all(finite)), name="X")
         return d
-    return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), X.dtype, xp=xp), copy=True)
+    return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), wide, xp=xp), copy=True)
 
 
-def residual_tolerance(tol: float, d: Array, *, xp: ModuleType) -> float:
+def residual_tolerance(tol: float, d: Array, dtype: Any, *, xp: ModuleType) -> float:
     """The stopping tolerance on the residual diagonal: ``tol``, raised to LAPACK's
-    rank-revealing floor ``n · ε · max diag K`` (``ε`` of the dtype, as ``?pstrf`` takes it) so
-    that a factor stops at the same numerical rank in float32 as in float64, instead of
-    factorising rounding error."""
-    floor = d.shape[0] * xp.finfo(d.dtype).eps * float(xp.max(xp.abs(d)))
+    rank-revealing floor ``n · ε · max diag K`` (``ε`` of ``dtype``, the dtype of the columns,
+    as ``?pstrf`` takes it) so that a factor stops at the same numerical rank in float32 as in
+    float64, instead of factorising rounding error (the diagonal itself may be kept wider:
+    :func:`residual_dtype`)."""
+    floor = d.shape[0] * xp.finfo(dtype).eps * float(xp.max(xp.abs(d)))
     require_psd(d, floor, xp=xp)
     return max(tol, floor)
 

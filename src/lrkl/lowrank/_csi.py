@@ -193,7 +193,7 @@ def _csi(
     if centering:
         Y = Y - xp.mean(Y, axis=0)
     d = _diagonal(kernel, X, xp=xp)
-    tol = residual_tolerance(tol, d, xp=xp)
+    tol = residual_tolerance(tol, d, X.dtype, xp=xp)
     trace, y_norm2 = float(xp.sum(d)), float(xp.sum(Y * Y))
     lam = (1.0 - kappa) / trace if trace > 0 else 0.0
     mu = kappa / y_norm2 if y_norm2 > 0 else 0.0

@@ -97,7 +97,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
     n = X.shape[0]
     G = xp.zeros((n, rank), dtype=X.dtype, device=device_of(X))
     d = _diagonal(kernel, X, xp=xp)
-    tol = residual_tolerance(tol, d, xp=xp)
+    tol = residual_tolerance(tol, d, X.dtype, xp=xp)
     pivots: list[int] = []
     for k in range(rank):
         i = int(xp.argmax(d))
@@ -152,7 +152,7 @@ def chunked_icd(
                 if k > 0:
                     col = col - G_c[:, :k] @ g_p[:k]
                 local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
-                g = scaled_column(col, d_c, xp.asarray(d_p, dtype=dtype), local, xp=xp)
+                g = scaled_column(col, d_c, xp.asarray(d_p, dtype=d_c.dtype), local, xp=xp)
                 G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
                 d_c = remove_column(d_c, g, local, tol, xp=xp, check_psd=True, d_pivot=d_p)
             updated.append((G_c, d_c))

@@ -46,6 +46,7 @@ from lrkl._linalg import qr, solve_triangular
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
     KernelColumns,
+    _diagonal,
     lookahead_columns,
     remove_column,
     residual_tolerance,
@@ -107,9 +108,9 @@ class _KernelState:
     """Incomplete Cholesky state of one kernel: pivots, residual diagonal, look-ahead pivots."""
 
     def __init__(self, kernel: Kernel, X: Array, *, xp: ModuleType) -> None:
-        diag = kernel._diag(X, xp=xp)
+        diag = _diagonal(kernel, X, xp=xp)  # in residual_dtype: float32 pivots would tie
         # ICD's and CSI's tolerance rule: residuals at or below it are exhausted, exactly 0.
-        self.tol = residual_tolerance(_RESIDUAL_TOL, diag, xp=xp)
+        self.tol = residual_tolerance(_RESIDUAL_TOL, diag, X.dtype, xp=xp)
         self.d = xp.where(diag > self.tol, diag, xp.zeros_like(diag))  # shape: (n,), 0 at pivots
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
