@@ -128,40 +128,10 @@ EXAMPLES = settings(
     phases=[Phase.explicit, Phase.generate],
 )
 
-#: CGLS's iterates past the first few are not determined by the data in float64: on these
-#: kernels (eigenvalues decaying to rounding) its recurrences lose orthogonality, and 10
-#: iterations in float64 differ from the same 10 in 64-bit-mantissa arithmetic by 4e-2 to 6e-2
-#: of the spread; a relative change of 1e-16 in X moves them by up to 2.7e-2. Any rounding
-#: difference — of an offset, a scale, a dtype — shows it. The fix is in the solver (CGLS with
-#: reorthogonalisation, or LSQR), not in the tolerance.
-CGLS_UNSTABLE = (
-    "CGLS (KernelRidge/KernelRidgeCV method='cg') amplifies rounding: float64 CGLS differs from "
-    "the same iterations in higher precision by 4e-2 to 6e-2 of the spread"
-)
-
-#: (test, estimator) pairs that fail for a known cause, marked strict: a fix makes them XPASS.
-KNOWN_FAILURES = {
-    ("translation_float64", "KernelRidge-cg"): CGLS_UNSTABLE,
-    ("translation_float64", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
-    ("translation_float32", "KernelRidge-cg"): CGLS_UNSTABLE,
-    ("translation_float32", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
-    ("scale", "KernelRidge-cg"): CGLS_UNSTABLE,
-    ("scale", "KernelRidgeCV-cg"): CGLS_UNSTABLE,
-    ("float16", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (docs/backend.rst: R² 0.012 to 0.015 off)",
-    # on _make_data(6, 40, 3), test scores (R², float32 or float16 against float64):
-    ("float16", "KernelRidge-cg"): CGLS_UNSTABLE + " (R² 0.881 against 0.870)",
-    ("float32", "KernelRidgeCV-cg"): CGLS_UNSTABLE + " (R² 0.815 against 0.854)",
-}
-
-
-def _marks(test: str, name: str) -> list:
-    reason = KNOWN_FAILURES.get((test, name))
-    return [] if reason is None else [pytest.mark.xfail(strict=True, reason=reason)]
-
 
 def _params(test: str) -> list:
-    """Every estimator's name, the known failures of ``test`` marked xfail."""
-    return [pytest.param(name, marks=_marks(test, name)) for name in NAMES]
+    """Every estimator's name, one parameter each (``test`` names the property)."""
+    return list(NAMES)
 
 
 def test_every_public_estimator_is_covered():
@@ -292,12 +262,7 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 
 
 @pytest.mark.parametrize(
-    ("name", "dtype"),
-    [
-        pytest.param(name, dtype, marks=_marks(dtype, name))
-        for dtype in ("float16", "float32")
-        for name in NAMES
-    ],
+    ("name", "dtype"), [(name, dtype) for dtype in ("float16", "float32") for name in NAMES]
 )
 @EXAMPLES
 @given(data=datasets())

@@ -32,6 +32,7 @@ __all__ = [
     "cholesky",
     "eigh",
     "lstsq",
+    "orthogonalise",
     "qr",
     "solve",
     "solve_triangular",
@@ -303,6 +304,16 @@ def solve(a: Array, b: Array, /, *, xp: ModuleType, assume_a: str = "gen") -> Ar
     if _kind(xp) == "numpy":
         return scipy.linalg.solve(a, b, assume_a=assume_a, check_finite=False)
     return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
+
+
+def orthogonalise(A: Array, Q: Array, /, *, xp: ModuleType) -> Array:
+    """``(I − Q Qᵀ) A`` for ``Q`` with orthonormal columns, applied twice (classical
+    Gram–Schmidt with one reorthogonalisation: "twice is enough")."""
+    if Q.shape[1] == 0:
+        return A
+    for _ in range(2):
+        A = A - Q @ (xp.matrix_transpose(Q) @ A)
+    return A
 
 
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:

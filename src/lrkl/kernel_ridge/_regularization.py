@@ -22,6 +22,7 @@ and ``*_path`` at a whole grid of them, with the exact leave-one-out errors of e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -29,7 +30,7 @@ from typing import Any, NamedTuple
 from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, delayed_call, is_dask_array
-from lrkl._linalg import eigh, qr, svd
+from lrkl._linalg import eigh, orthogonalise, qr, svd
 from lrkl.kernel_ridge._solvers import (
     EighSolver,
     RidgeCoefficients,
@@ -447,6 +448,12 @@ def solve_cgls(
     the last iterate repeated, if ``K̃ᵀ r`` vanishes (the least-squares solution is reached).
     With sample weights ``w`` it runs on ``S K̃ c̃ = S y``, ``S = diag(√w)``; ``residual_norm``
     is then the weighted one.
+
+    The normal-equation residuals ``K̃ᵀ r^(t)``, orthogonal in exact arithmetic, are
+    reorthogonalised against the earlier ones (as Hansen's ``cgls`` with ``reorth``): a kernel
+    matrix is ill-conditioned, plain CGLS loses that orthogonality within ten iterations, and
+    its iterates then followed the last bits of the data (moving by 3e-2 of the spread when X
+    moved by 1e-16). ``O(n t)`` flops and ``n t`` memory more, against ``O(n²)`` per product.
     """
     if not isinstance(n_iter, int) or isinstance(n_iter, bool) or n_iter < 1:
         msg = f"n_iter must be an integer >= 1, received {n_iter!r}"
@@ -463,13 +470,19 @@ def solve_cgls(
     g = xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
     d = g
     gg = float(xp.sum(g * g))
+    basis = xp.zeros((size, n_iter + 1), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
+    if gg > 0:
+        basis[:, 0] = g / math.sqrt(gg)
     iterates = xp.zeros((n_iter, size), dtype=y.dtype, device=device_of(y))
     norms = xp.zeros(n_iter, dtype=y.dtype, device=device_of(y))
     for i in range(n_iter):
         if gg > 0:
             step, r, g = operator.cgls_step(d, r, gg, bias=bias, root=root)
             c = c + step * d
+            g = orthogonalise(g[:, None], basis[:, : i + 1], xp=xp)[:, 0]
             gg_new = float(xp.sum(g * g))
+            if gg_new > 0:
+                basis[:, i + 1] = g / math.sqrt(gg_new)
             d = g + (gg_new / gg) * d
             gg = gg_new
         iterates[i, :] = c

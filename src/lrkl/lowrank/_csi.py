@@ -15,6 +15,7 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_number
 from lrkl._dask import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
+from lrkl._linalg import orthogonalise
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -167,15 +168,6 @@ def _is_bool(value: Any) -> bool:
     return getattr(value, "ndim", None) == 0 and getattr(dtype, "kind", None) == "b"
 
 
-def _orthogonalise(A: Array, Q: Array, *, xp: ModuleType) -> Array:
-    """``(I − Q Qᵀ) A`` for orthonormal ``Q``, applied twice (classical Gram–Schmidt, reorth.)."""
-    if Q.shape[1] == 0:
-        return A
-    for _ in range(2):
-        A = A - Q @ (xp.matrix_transpose(Q) @ A)
-    return A
-
-
 def _csi(
     kernel: Kernel,
     X: Array,
@@ -239,7 +231,7 @@ def _csi(
         greedy = greedy and bool(d[i] >= xp.max(d))
         d = remove_column(d, g, i, tol, xp=xp, check_psd=greedy)
         pivots.append(i)
-        q = _orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
+        q = orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
         norm = xp.sqrt(xp.sum(q * q))
         q = xp.where(norm > 1e-12 * xp.sqrt(xp.sum(g * g)), q / norm, xp.zeros_like(q))
         Q[:, k] = q
