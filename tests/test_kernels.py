@@ -426,6 +426,13 @@ def test_precomputed_refuses_non_finite_matrices(bad):
         Precomputed(matrix=np.eye(3)).set_params(matrix=K)
 
 
+@pytest.mark.parametrize("dtype", [str, object, complex])
+def test_precomputed_refuses_matrices_that_are_not_real_numbers(dtype):
+    # text raised NumPy's "ufunc 'isfinite' not supported for the input types"
+    with pytest.raises(TypeError, match=r"matrix must hold kernel values \(float, integer or "):
+        Precomputed(matrix=np.eye(3).astype(dtype))
+
+
 def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():
     # lrkl's algorithms call _evaluate and _diag on the rows the user gave (predict, transform)
     import array_api_compat.numpy as xp

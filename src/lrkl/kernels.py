@@ -579,6 +579,13 @@ class Precomputed(Kernel):
                 msg = f"matrix must be a square 2-D array, received shape {shape}"
                 raise ValueError(msg)
             xp = get_namespace(matrix)
+            kind = getattr(getattr(matrix, "dtype", None), "kind", "f")  # NumPy's dtype kinds
+            if kind not in "biuf":
+                msg = (
+                    "matrix must hold kernel values (float, integer or boolean), received dtype "
+                    f"{matrix.dtype}"
+                )
+                raise TypeError(msg)
             if not bool(xp.all(xp.isfinite(matrix))):
                 msg = (
                     f"matrix must hold finite kernel values, received a {shape[0]}×{shape[1]} "
