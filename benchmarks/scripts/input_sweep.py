@@ -221,7 +221,10 @@ def estimator_case(
 
     def run() -> Outcome:
         args = fit_args()
-        est = factory()
+        try:
+            est = factory()  # a kernel's constructor refuses its own parameters
+        except Exception as exc:
+            return refusal(exc, names)
         before = snapshot(est)
         try:
             quiet(lambda: est.fit(*args))
