@@ -426,6 +426,13 @@ def test_precomputed_refuses_non_finite_matrices(bad):
         Precomputed(matrix=np.eye(3)).set_params(matrix=K)
 
 
+@pytest.mark.parametrize("dtype", [str, object, complex])
+def test_precomputed_refuses_matrices_that_are_not_real_numbers(dtype):
+    # text raised NumPy's "ufunc 'isfinite' not supported for the input types"
+    with pytest.raises(TypeError, match=r"matrix must hold kernel values \(float, integer or "):
+        Precomputed(matrix=np.eye(3).astype(dtype))
+
+
 def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():
     # lrkl's algorithms call _evaluate and _diag on the rows the user gave (predict, transform)
     import array_api_compat.numpy as xp
@@ -449,6 +456,42 @@ def test_precomputed_rows_out_of_range_in_an_estimator():
     model = KernelRidge(kernel=Precomputed(matrix=F @ F.T)).fit(np.arange(4.0)[:, None], F[:4, 0])
     with pytest.raises(ValueError, match=r"integer row numbers in \[0, 5\].*: 9"):
         model.predict(np.array([[9.0]]))
+
+
+def test_precomputed_rows_of_several_columns_are_refused_where_algorithms_evaluate_it():
+    # UniformKernelRidge evaluates the kernel directly: two columns of row numbers fitted
+    # silently (on the first column), and the model then refused one column in predict.
+    from lrkl import UniformKernelRidge
+
+    rng = np.random.default_rng(0)
+    F = rng.standard_normal((6, 3))
+    rows = np.arange(4.0)[:, None]
+    with pytest.raises(ValueError, match=r"X must hold one column of row numbers.*\(4, 2\)"):
+        UniformKernelRidge([Precomputed(matrix=F @ F.T)]).fit(np.c_[rows, rows], F[:4, 0])
+
+
+@pytest.mark.parametrize(
+    ("weights", "match"),
+    [
+        (np.ones(22), r"sample_weight must have one entry per row of X \(23\), received shape"),
+        (-np.ones(23), r"sample_weight must be >= 0 with at least one positive weight"),
+        (np.zeros(23), r"sample_weight must be >= 0 with at least one positive weight"),
+        (np.r_[np.nan, np.ones(22)], r"sample_weight must contain only finite values"),
+        (np.full(23, "a"), r"sample_weight must hold numbers, received text"),
+    ],
+)
+@pytest.mark.parametrize("kernel", [Gaussian(), Laplacian(), Polynomial()])
+def test_resolve_checks_sample_weight(data, kernel, weights, match):
+    # a wrong length raised NumPy's matmul message; NaN or negative weights were used
+    with pytest.raises(ValueError, match=match):
+        kernel.resolve(data[0], sample_weight=weights)
+
+
+def test_resolve_takes_huge_and_listed_weights(data):
+    X = data[0]
+    expected = Gaussian().resolve(X, sample_weight=np.ones(23)).gamma
+    assert Gaussian().resolve(X, sample_weight=np.full(23, 1e300)).gamma == expected
+    assert Gaussian().resolve(X, sample_weight=[1.0] * 23).gamma == expected
 
 
 def test_precomputed_function_of_the_wrong_shape():

@@ -375,3 +375,38 @@ def test_solver_level_functions_refuse_bad_arguments_by_name(index):
     call, error, message = _bad_solver_level_calls()[index]
     with pytest.raises(error, match=message):
         call()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda kernel: KernelRidgeCV(kernel=kernel),
+        lambda kernel: KernelRidgeCV(kernel=kernel, cv=3),
+        lambda kernel: KernelRidge(kernel=kernel, solver="eigh"),
+        lambda kernel: KernelRidge(kernel=kernel, bias="penalized", solver="eigh"),
+    ],
+)
+@pytest.mark.parametrize("shift", [1.5, "negated"])
+def test_eigh_path_refuses_a_precomputed_matrix_that_is_not_psd(make, shift):
+    # the eigendecomposition solved the indefinite system and returned a model without a word
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((30, 3))
+    K = gaussian_kernel(X, X, 0.5)
+    K = -K if shift == "negated" else K - shift * np.eye(30)
+    rows = np.arange(30.0)[:, None]
+    model = make(kernels.Precomputed(matrix=K))
+    with pytest.raises(ValueError, match=r"kernel must be positive semi-definite: the 2\d × 2\d"):
+        model.fit(rows[:25], X[:25, 0])
+    assert not hasattr(model, "n_features_in_")
+
+
+def test_eigh_path_takes_a_singular_psd_kernel():
+    # duplicated rows and a rank-3 linear kernel: eigenvalues at the rounding of zero
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.standard_normal((10, 3)), 3, axis=0)
+    y = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(30)
+    for kernel in (Linear(), Gaussian(0.5)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # alpha at an end of the grid
+            model = KernelRidgeCV(kernel=kernel).fit(X, y)
+        assert np.all(np.isfinite(model.predict(X)))

@@ -371,3 +371,14 @@ def test_sentiment_loader(tmp_path):
         load_sentiment("dvd", data_home=tmp_path)
     with pytest.raises(FileNotFoundError, match="data_home"):
         load_sentiment("books", data_home=tmp_path)
+
+
+def test_refuses_a_precomputed_matrix_that_is_not_psd_on_greedy_pivots():
+    # unit diagonal, eigenvalues (−0.8, 1.9, 1.9): the residual goes negative at the second
+    # pivot, itself the largest residual; it fitted two columns without a word
+    M = np.array([[1.0, 0.9, 0.9], [0.9, 1.0, -0.9], [0.9, -0.9, 1.0]])
+    rows = np.arange(3.0)[:, None]
+    model = MklarenRegressor([Precomputed(matrix=M)], n_components=3, lookahead=1)
+    with pytest.raises(ValueError, match=r"the kernel matrix is not positive semi-definite"):
+        model.fit(rows, np.array([1.0, 0.0, -1.0]))
+    assert not hasattr(model, "n_features_in_")

@@ -24,6 +24,7 @@ from lrkl import (
     KernelRidgeSubset,
     LowRankRidge,
     LowRankRidgeCV,
+    MklarenRegressor,
     SLKLRegressor,
     SLKLRegressorCV,
     UniformKernelRidge,
@@ -55,6 +56,8 @@ ESTIMATORS = {
     "UniformRankOneRidge": lambda: UniformRankOneRidge(n_columns=20, random_state=0),
     "SLKLRegressor": lambda: SLKLRegressor(n_columns=20, random_state=0),
     "SLKLRegressorCV": lambda: SLKLRegressorCV(n_columns=20, cv=3, n_nus=6, random_state=0),
+    # not of the ridge family, but linear in y too: its pivot rule's floors are absolute
+    "MklarenRegressor": lambda: MklarenRegressor(["rbf", "laplacian"], n_components=10),
 }
 
 #: What a CV estimator chooses, independent of y's scale: α, or for SLKL the weights μ of the

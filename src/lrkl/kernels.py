@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_memory, ensure_array, get_namespace
+from lrkl._backend import check_array, device_memory, ensure_array, get_namespace, move_to
 from lrkl._checks import check_number, check_option
 
 __all__ = [
@@ -166,6 +166,31 @@ def _scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tupl
         v = float(xp.sum(weights @ (D * D)) / X.shape[1])
         v -= float(xp.sum(weights @ D) / X.shape[1]) ** 2
     return max(v, 0.0), e
+
+
+def _variance_weights(sample_weight: Any, X: Array, *, xp: ModuleType) -> Array:
+    """``sample_weight`` checked (one finite weight ``≥ 0`` per row of ``X``, not all zero) and
+    normalised to sum to 1: divided by its maximum first, so that weights of 1e300 do not
+    overflow the sum."""
+    w = ensure_array(sample_weight, name="sample_weight")
+    if get_namespace(w) is not xp:
+        w = move_to(w, like=X)
+    w = check_array(w, name="sample_weight", xp=xp, ndim=1, dtype=X.dtype)
+    if w.shape[0] != X.shape[0]:
+        msg = (
+            f"sample_weight must have one entry per row of X ({X.shape[0]}), received shape "
+            f"{tuple(w.shape)}"
+        )
+        raise ValueError(msg)
+    top = float(xp.max(w))
+    if float(xp.min(w)) < 0 or not top > 0:
+        msg = (
+            "sample_weight must be >= 0 with at least one positive weight, received a minimum "
+            f"of {float(xp.min(w)):.4g} and a maximum of {top:.4g}"
+        )
+        raise ValueError(msg)
+    w = w / top
+    return w / xp.sum(w)
 
 
 def _scale_error(X: Array, *, xp: ModuleType, gamma: float) -> ValueError:
@@ -305,7 +330,7 @@ class Kernel:
         X = ensure_array(X, name="X")
         xp = get_namespace(X)
         X = check_array(X, name="X", xp=xp)
-        weights = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
+        weights = None if sample_weight is None else _variance_weights(sample_weight, X, xp=xp)
         v, e = _scaled_variance(X, weights, xp=xp)
         # A constant X has no spread: the width is then 1/n_features, the value on unit data.
         gamma = self._scale_width(v, e) / X.shape[1] if v > 0 else 1.0 / X.shape[1]
@@ -554,6 +579,13 @@ class Precomputed(Kernel):
                 msg = f"matrix must be a square 2-D array, received shape {shape}"
                 raise ValueError(msg)
             xp = get_namespace(matrix)
+            kind = getattr(getattr(matrix, "dtype", None), "kind", "f")  # NumPy's dtype kinds
+            if kind not in "biuf":
+                msg = (
+                    "matrix must hold kernel values (float, integer or boolean), received dtype "
+                    f"{matrix.dtype}"
+                )
+                raise TypeError(msg)
             if not bool(xp.all(xp.isfinite(matrix))):
                 msg = (
                     f"matrix must hold finite kernel values, received a {shape[0]}×{shape[1]} "
@@ -587,18 +619,19 @@ class Precomputed(Kernel):
 
     def _indices(self, X: Array, name: str, *, xp: ModuleType) -> Array:
         X = check_array(X, name=name, xp=xp, dtype=X.dtype)
-        if X.shape[1] != 1:
+        self._rows(X, name, xp=xp)
+        return X
+
+    def _rows(self, X: Array, name: str, *, xp: ModuleType) -> Array:
+        """The row numbers ``X[:, 0]`` as integers, checked against the matrix's size (and X
+        against its one column): lrkl's algorithms call :meth:`_evaluate` on rows the user
+        gave, so the check is made here."""
+        if X.ndim != 2 or X.shape[1] != 1:
             msg = (
                 f"{name} must hold one column of row numbers into the matrix, received shape "
                 f"{tuple(X.shape)}"
             )
             raise ValueError(msg)
-        self._rows(X, name, xp=xp)
-        return X
-
-    def _rows(self, X: Array, name: str, *, xp: ModuleType) -> Array:
-        """The row numbers ``X[:, 0]`` as integers, checked against the matrix's size: lrkl's
-        algorithms call :meth:`_evaluate` on rows the user gave, so the check is made here."""
         n = self.matrix.shape[0]
         values = X[:, 0]
         bad = (values < 0) | (values >= n)

@@ -46,7 +46,7 @@ from lrkl.kernel_ridge._regularization import (
     tikhonov_problem_from_factor,
 )
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
-from lrkl.kernel_ridge._solvers import RidgeCoefficients
+from lrkl.kernel_ridge._solvers import EighSolver, RidgeCoefficients
 from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
 
 __all__ = [
@@ -120,7 +120,30 @@ def _rls_setup(
     """The RLS problem on ``K = k(X, X)``, after checking that the matrices it forms fit."""
     count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
-    return rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)
+    problem = rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)
+    if isinstance(problem.solver, EighSolver):
+        _require_psd(problem.solver, kernel, xp=xp)
+    return problem
+
+
+def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
+    """Refuse a kernel matrix with an eigenvalue below ``−n · eps · max|λ|``, its rounding.
+
+    The Cholesky path detects this from a failing factorisation; the eigendecomposition (every
+    α at once, KernelRidgeCV) solves an indefinite system without a word, so the check is made
+    on the eigenvalues it has anyway (no extra cost).
+    """
+    n = solver.eigenvalues.shape[0]
+    if n == 0:
+        return
+    lowest = float(xp.min(solver.eigenvalues))
+    if lowest < -float(solver.cutoff):
+        msg = (
+            f"kernel must be positive semi-definite: the {n} × {n} kernel matrix of the "
+            f"training data has the eigenvalue {lowest:.4g}, below its rounding "
+            f"({float(solver.cutoff):.2g}); received {kernel!r}"
+        )
+        raise ValueError(msg)
 
 
 def regularization_path(

@@ -18,6 +18,7 @@ from lrkl._validation import (
     check_X_y,
     clip_to_samples,
 )
+from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import Kernel
 from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
@@ -181,10 +182,13 @@ class MklarenRegressor(LRKLRegressor):
                 self.n_components, n, name="n_components", owner=type(self).__name__
             )
         )
+        # Unit-scale y (an exact power of 2, as the ridge family does): the pivot rule compares
+        # correlations with absolute floors, which y · 1e-20 fell below.
+        y_scale = power_of_two_scale(y, xp=xp)
         result = solve_mklaren(
             kernels,
             X,
-            y,
+            y / y_scale,
             n_components,
             # At most n pivots exist, so the columns past n would be zero: clipping changes
             # nothing but the n_steps × n allocation (no warning, unlike a clipped rank).
@@ -193,6 +197,9 @@ class MklarenRegressor(LRKLRegressor):
             first_pivot=self.first_pivot,
             scoring=self.scoring,
             xp=xp,
+        )
+        result = result._replace(
+            bias=result.bias * y_scale, beta=result.beta * y_scale, fitted=result.fitted * y_scale
         )
         self._store(result, kernels, X, xp=xp)
         return self

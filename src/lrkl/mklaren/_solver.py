@@ -115,6 +115,9 @@ class _KernelState:
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
         self.lookahead: list[int] = []  # W, the pivots of the look-ahead columns
+        # Whether every pivot so far was the largest residual: only then is a negative residual
+        # beyond rounding proof that the kernel matrix is not PSD (remove_column's check_psd).
+        self.greedy = True
         # Kernel columns K[:, w] of the look-ahead pivots: a refresh re-uses all but one.
         self.kernel_columns = KernelColumns(kernel, X, xp=xp)
 
@@ -401,7 +404,8 @@ def solve_mklaren(
             break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
 
         # Commit the column to the kernel's decomposition (§4, update step 3).
-        state.d = remove_column(state.d, g, pivot, state.tol, xp=xp)
+        state.greedy = state.greedy and bool(state.d[pivot] >= xp.max(state.d))
+        state.d = remove_column(state.d, g, pivot, state.tol, xp=xp, check_psd=state.greedy)
         d[q, :] = state.d
         state.pivots.append(pivot)
         state.columns.append(t)
