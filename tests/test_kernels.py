@@ -506,3 +506,33 @@ def test_precomputed_function_of_the_wrong_shape():
         Precomputed(function=lambda A, Z: A @ Z.T, diagonal=lambda A: np.ones(5)).diag(X)
     with pytest.raises(TypeError, match=r"diagonal must be callable or None, received int"):
         Precomputed(function=lambda A, Z: A @ Z.T, diagonal=3)
+
+
+def test_gaussian_far_beyond_the_expansion_gives_the_identity_not_nan():
+    """At X · 1e300 or γ = 1e300 every two distinct points are infinitely far in float64: the
+    kernel matrix is the identity (the expansion gave inf − inf = NaN, or 0 on the diagonal)."""
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    for Xs, gamma in [(X * 1e300, 0.5), (X, 1e300), (X, 1e14)]:
+        np.testing.assert_array_equal(Gaussian(gamma=gamma)(Xs), np.eye(20))
+
+
+def test_the_careful_distance_path_matches_cdist():
+    from scipy.spatial.distance import cdist
+
+    from lrkl.kernels import _neg_squared_distances_huge
+
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(15, 4)) + 1e3, rng.normal(size=(9, 4)) + 1e3
+    reference = -0.3 * cdist(X, Z, "sqeuclidean")
+    computed = _neg_squared_distances_huge(X, Z, 0.3, xp=np)
+    np.testing.assert_allclose(computed, reference, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "scale"),
+    [(Linear(), 1e200), (Polynomial(degree=1000, gamma=1.0), 1.0), (Polynomial(gamma=1.0), 1e160)],
+)
+def test_inner_product_kernels_that_overflow_are_refused_by_name(kernel, scale):
+    X = np.random.default_rng(0).normal(size=(10, 3)) * scale
+    with pytest.raises(ValueError, match=r"overflows the floating-point range"):
+        kernel(X, X)

@@ -34,6 +34,7 @@ import itertools
 import math
 import numbers
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -119,6 +120,19 @@ def _centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array
     return Xc, (Xc if Z is X else (Z - centre) * scale)
 
 
+def _require_finite_values(K: Array, kernel: Kernel, *, xp: ModuleType) -> Array:
+    """``K`` if every kernel value is finite, else a ValueError naming the kernel: an inner
+    product kernel (linear, polynomial) whose values overflow the dtype cannot be evaluated,
+    and NaN would otherwise flow into a silent NaN model."""
+    if not bool(xp.all(xp.isfinite(K))):  # NumPy warned of the overflow; the error says it
+        msg = (
+            f"{kernel!r} overflows the floating-point range on these inputs (its values reach "
+            "infinity): scale X, or lower the kernel's degree, gamma or coef0"
+        )
+        raise ValueError(msg)
+    return K
+
+
 def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
     """``−γ‖x_i − z_j‖²`` (``≤ 0``), translation-invariant in floating point.
 
@@ -129,12 +143,40 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     is memory traffic, not arithmetic, that a block of kernel values costs.
     """
     A, B = _centred(X, Z, math.sqrt(2.0 * gamma), xp=xp)
-    half_norms_A = 0.5 * xp.sum(A * A, axis=1)
-    half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+    with warnings.catch_warnings():  # an overflow here is handled below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        half_norms_A = 0.5 * xp.sum(A * A, axis=1)
+        half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+    # Past 1e-3 / ε, the expansion's rounding (ε times the norms) moves the exponent by more
+    # than 1e-3: a point's distance to itself is no longer 0 (its kernel value not 1).
+    total = float(xp.max(half_norms_A) + xp.max(half_norms_B))
+    if not total * xp.finfo(A.dtype).eps < 1e-3:  # NaN and inf included
+        return _neg_squared_distances_huge(X, Z, gamma, xp=xp)
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
     return xp.clip(d, max=0.0)
+
+
+def _neg_squared_distances_huge(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
+    """:func:`_neg_squared_distances` where ``γ‖x‖²`` is beyond ``1e-3/ε`` or overflows
+    (``X · 1e300``, ``γ = 1e300``):
+    the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact), then ``γ·4ᵉ`` applied in finite
+    factors, so that distinct points give ``−inf`` (a kernel value of 0) and points closer than
+    the expansion's rounding exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
+    A, B = _centred(X, Z, 1.0, xp=xp)
+    largest = max(float(xp.max(xp.abs(A))), float(xp.max(xp.abs(B))))
+    e = math.frexp(largest)[1] if largest > 0 else 0
+    A = A * math.ldexp(1.0, -e)
+    B = A if Z is X else B * math.ldexp(1.0, -e)
+    norms_A = xp.sum(A * A, axis=1)
+    norms_B = norms_A if B is A else xp.sum(B * B, axis=1)
+    d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]
+    rounding = 4.0 * xp.finfo(d.dtype).eps * (norms_A[:, None] + norms_B[None, :])
+    d = xp.where(d < -rounding, d, xp.zeros_like(d))
+    with warnings.catch_warnings():  # ≤ 0: a product that overflows is −inf, a kernel value 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return d * gamma * math.ldexp(1.0, e) * math.ldexp(1.0, e)
 
 
 def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
@@ -468,10 +510,16 @@ class Linear(Kernel):
     """Linear kernel ``xᵀz``."""
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        return X @ xp.matrix_transpose(Z)
+        with warnings.catch_warnings():  # an overflow is refused by name just below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            K = X @ xp.matrix_transpose(Z)
+        return _require_finite_values(K, self, xp=xp)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
-        return xp.sum(X * X, axis=1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            diagonal = xp.sum(X * X, axis=1)
+        return _require_finite_values(diagonal, self, xp=xp)
 
     def _feature_count(self, n_features: int) -> int:
         return n_features
@@ -501,11 +549,16 @@ class Polynomial(Kernel):
         root = math.sqrt(self.gamma)
         A = X * root
         B = A if Z is X else Z * root
-        return (A @ xp.matrix_transpose(B) + self.coef0) ** self.degree
+        with warnings.catch_warnings():  # an overflow is refused by name just below
+            warnings.simplefilter("ignore", RuntimeWarning)
+            K = (A @ xp.matrix_transpose(B) + self.coef0) ** self.degree
+        return _require_finite_values(K, self, xp=xp)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         A = X * math.sqrt(self.gamma)
-        return (xp.sum(A * A, axis=1) + self.coef0) ** self.degree
+        return _require_finite_values(
+            (xp.sum(A * A, axis=1) + self.coef0) ** self.degree, self, xp=xp
+        )
 
     def _degrees(self) -> range:
         """The monomial degrees of the feature map: ``0 … degree`` (only ``degree`` if

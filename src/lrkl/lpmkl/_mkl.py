@@ -104,9 +104,22 @@ def mkl_duality_gap(
     goes to zero as the alternation converges, whatever path the iterates took. It is the
     certificate of :func:`lp_mkl`'s ``stop="gap"``. Two passes over the features and a sort.
     """
+    check_problem(problem)
+    check_number(p, name="p", low=1.0)
+    check_number(eta, name="eta")
+    if not isinstance(solution, SVMSolution):
+        msg = f"solution must be an SVMSolution, received {type(solution).__name__}"
+        raise TypeError(msg)
     if solution.alpha is None:
         msg = "mkl_duality_gap needs a solution with a dual point alpha (liblinear gives none)"
         raise ValueError(msg)
+    return _mkl_duality_gap(problem, solution, float(p), eta=float(eta), xp=xp)
+
+
+def _mkl_duality_gap(
+    problem: SVMProblem, solution: SVMSolution, p: float, *, eta: float = 0.0, xp: ModuleType
+) -> float:
+    """:func:`mkl_duality_gap` on trusted inputs."""
     y = problem.y
     alpha = _feasible(solution.alpha, problem, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
@@ -321,7 +334,7 @@ def _lp_mkl(
             )
             raise ValueError(msg)
         if certified:
-            gap = mkl_duality_gap(problem, solution, p, eta=eta, xp=xp)
+            gap = _mkl_duality_gap(problem, solution, p, eta=eta, xp=xp)
             gaps.append(gap)
         norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
         if paper_norms:  # eq. (5) as printed: ‖f_k‖²/d_k
