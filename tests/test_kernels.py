@@ -524,7 +524,8 @@ def test_the_careful_distance_path_matches_cdist():
     rng = np.random.default_rng(1)
     X, Z = rng.normal(size=(15, 4)) + 1e3, rng.normal(size=(9, 4)) + 1e3
     reference = -0.3 * cdist(X, Z, "sqeuclidean")
-    computed = _neg_squared_distances_huge(X, Z, 0.3, xp=np)
+    A, B = X - Z.mean(axis=0), Z - Z.mean(axis=0)
+    computed = _neg_squared_distances_huge(A, B, 0.3, max(np.abs(A).max(), np.abs(B).max()), xp=np)
     np.testing.assert_allclose(computed, reference, rtol=1e-12, atol=1e-12)
 
 
@@ -536,3 +537,14 @@ def test_inner_product_kernels_that_overflow_are_refused_by_name(kernel, scale):
     X = np.random.default_rng(0).normal(size=(10, 3)) * scale
     with pytest.raises(ValueError, match=r"overflows the floating-point range"):
         kernel(X, X)
+
+
+@pytest.mark.parametrize("shift", [-1.5, "negated"])
+def test_precomputed_with_a_negative_diagonal_is_refused_at_once(shift):
+    """A kernel matrix has k(x, x) ≥ 0: a negative diagonal entry proves the matrix is not PSD
+    (UniformRankOneRidge predicted NaN, SLKLRegressorCV and AlignmentKernelRidge a constant)."""
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    K = Gaussian(gamma=0.5)(X, X)
+    bad = -K if shift == "negated" else K + shift * np.eye(12)
+    with pytest.raises(ValueError, match="matrix must be positive semi-definite"):
+        Precomputed(matrix=bad)

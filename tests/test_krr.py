@@ -410,3 +410,19 @@ def test_eigh_path_takes_a_singular_psd_kernel():
             warnings.simplefilter("ignore", UserWarning)  # alpha at an end of the grid
             model = KernelRidgeCV(kernel=kernel).fit(X, y)
         assert np.all(np.isfinite(model.predict(X)))
+
+
+def test_psd_kernels_on_clustered_data_far_from_the_centre_are_not_refused():
+    """Two clusters at ±100 of spread 0.3: the entries of the Gaussian kernel carry rounding of
+    ε·γ‖x − c‖² ≈ 1e-12 each, which puts the PSD matrix's smallest eigenvalues near −1e-9; that
+    is rounding, not a non-PSD kernel (n·ε·max|λ| refused it)."""
+    from lrkl.lowrank import nystrom
+
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(100, 0.3, size=(60, 2)), rng.normal(-100, 0.3, size=(60, 2))]
+    y = np.sin(X[:, 0])
+    kernel = Gaussian(gamma=1.0)
+    assert nystrom(kernel, X, 120).G.shape == (120, 120)
+    KernelRidge(kernel=kernel, alpha=1e-12).fit(X, y)
+    with pytest.warns(UserWarning, match="smallest value"):
+        KernelRidgeCV(kernel=kernel).fit(X, y)

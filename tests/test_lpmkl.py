@@ -343,7 +343,7 @@ def test_multiclass_one_vs_rest_with_text_labels():
 @pytest.mark.parametrize("solver", ["gfb", "gfb_naive", "interior_point", "liblinear"])
 def test_every_solver_gives_the_same_weights(solver):
     X, y = _classification(n=80)
-    params = dict(rank=6, C=1.0, random_state=0, max_iter=20000, max_outer_iter=300)
+    params = dict(rank=6, C=1.0, random_state=0, max_iter=20000, max_outer_iter=300, stop="change")
     reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
     tol = 1e-4 if solver == "liblinear" else 1e-10
     clf = LowRankMKLClassifier(solver=solver, tol=tol, weight_tol=1e-6, **params).fit(X, y)
@@ -359,7 +359,9 @@ def test_classifier_gap_rule_reaches_the_optimum():
     interior-point fit; the default relative-change rule reports the gap it stopped at."""
     X, y = _classification(n=80)
     params = dict(rank=6, C=1.0, random_state=0, max_outer_iter=300)
-    reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
+    reference = LowRankMKLClassifier(
+        solver="interior_point", tol=1e-10, stop="change", **params
+    ).fit(X, y)
     clf = LowRankMKLClassifier(stop="gap", tol=1e-5, max_iter=200000, **params).fit(X, y)
     assert clf.duality_gap_ <= 1e-5
     np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
@@ -420,12 +422,12 @@ def test_mkl_duality_gap_is_zero_at_the_exact_mkl_and_positive_elsewhere(p):
 
 
 def test_gap_rule_certifies_the_exact_mkl_objective():
-    """stop="gap": the fit stops with an MKL gap ≤ tol, and then its objective is within tol
+    """stop="mkl_gap": the fit stops with an MKL gap ≤ mkl_tol, and then its objective is within
     (relative) of the full-kernel MKL's optimum and its weights near that MKL's."""
     factors, y, d_ref, _, optimum = _exact_mkl()
     problem = svm_problem(factors, y, 10.0, xp=_np_xp())
     for tol in (1e-2, 1e-4):
-        result = lp_mkl(problem, 1.5, stop="gap", tol=tol, max_iter=100000, xp=_np_xp())
+        result = lp_mkl(problem, 1.5, stop="mkl_gap", mkl_tol=tol, max_iter=100000, xp=_np_xp())
         assert result.converged
         gap = mkl_duality_gap(problem, result.solution, 1.5, xp=_np_xp())
         assert gap <= tol

@@ -1,6 +1,6 @@
 """LowRankMKLClassifier's stopping rules side by side: the certified MKL duality gap
-(``stop="gap"``, tol 1e-3, the default) against the paper's pair of rules (``stop="change"``,
-tol 1e-6, the default before it), on a panel of sets, sizes, C and seeds.
+(``stop="mkl_gap"``, ``mkl_tol`` 1e-3, the default) against the paper's pair of rules
+(``stop="change"``, tol 1e-6, the default before it), on a panel of sets, sizes, C and seeds.
 
 Each row fits both on the same split in the same process, one after the other, and reports fit
 time, test accuracy, outer updates, SVM iterations and whether the rule held. Data: svmguide1 is
@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from lrkl import LowRankMKLClassifier
 from lrkl.datasets import load_lpmkl
 
-RULES = {"gap 1e-3": {"stop": "gap"}, "change 1e-6": {"stop": "change"}}
+RULES = {"mkl_gap 1e-3": {"stop": "mkl_gap"}, "change 1e-6": {"stop": "change"}}
 
 
 def main() -> None:

@@ -142,41 +142,56 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
     is memory traffic, not arithmetic, that a block of kernel values costs.
     """
-    A, B = _centred(X, Z, math.sqrt(2.0 * gamma), xp=xp)
-    with warnings.catch_warnings():  # an overflow here is handled below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        half_norms_A = 0.5 * xp.sum(A * A, axis=1)
-        half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
-    # Past 1e-3 / ε, the expansion's rounding (ε times the norms) moves the exponent by more
-    # than 1e-3: a point's distance to itself is no longer 0 (its kernel value not 1).
-    total = float(xp.max(half_norms_A) + xp.max(half_norms_B))
-    if not total * xp.finfo(A.dtype).eps < 1e-3:  # NaN and inf included
-        return _neg_squared_distances_huge(X, Z, gamma, xp=xp)
+    X0, Z0 = _centred(X, Z, 1.0, xp=xp)
+    # γ‖x − c‖² ≤ γ·dim·max|x − c|², bounded in log space (nothing squared, nothing overflows):
+    # past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
+    # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow.
+    largest = float(
+        xp.max(xp.abs(X0)) if Z0 is X0 else xp.maximum(xp.max(xp.abs(X0)), xp.max(xp.abs(Z0)))
+    )
+    if largest > 0 and (
+        math.log2(gamma) + 2.0 * math.log2(largest) + math.log2(2.0 * X.shape[1])
+        >= math.log2(1e-3 / xp.finfo(X0.dtype).eps)
+    ):
+        return _neg_squared_distances_huge(X0, Z0, gamma, largest, xp=xp)
+    root = math.sqrt(2.0 * gamma)
+    A = X0 * root
+    B = A if Z0 is X0 else Z0 * root
+    half_norms_A = 0.5 * xp.sum(A * A, axis=1)
+    half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
     return xp.clip(d, max=0.0)
 
 
-def _neg_squared_distances_huge(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
+def _neg_squared_distances_huge(
+    A: Array, B: Array, gamma: float, largest: float, *, xp: ModuleType
+) -> Array:
     """:func:`_neg_squared_distances` where ``γ‖x‖²`` is beyond ``1e-3/ε`` or overflows
-    (``X · 1e300``, ``γ = 1e300``):
-    the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact), then ``γ·4ᵉ`` applied in finite
-    factors, so that distinct points give ``−inf`` (a kernel value of 0) and points closer than
-    the expansion's rounding exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
-    A, B = _centred(X, Z, 1.0, xp=xp)
-    largest = max(float(xp.max(xp.abs(A))), float(xp.max(xp.abs(B))))
-    e = math.frexp(largest)[1] if largest > 0 else 0
+    (``X · 1e300``, ``γ = 1e300``): the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact),
+    distances below its rounding set to 0, then times ``γ·4ᵉ`` (capped at the dtype's largest
+    value), so that distinct points give ``−inf`` or a huge negative number (a kernel value of 0)
+    and equal ones exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
+    e = math.frexp(largest)[1]  # A and B: rows centred, unscaled; largest = their max |entry|
+    same = B is A
     A = A * math.ldexp(1.0, -e)
-    B = A if Z is X else B * math.ldexp(1.0, -e)
+    B = A if same else B * math.ldexp(1.0, -e)
     norms_A = xp.sum(A * A, axis=1)
     norms_B = norms_A if B is A else xp.sum(B * B, axis=1)
     d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]
     rounding = 4.0 * xp.finfo(d.dtype).eps * (norms_A[:, None] + norms_B[None, :])
     d = xp.where(d < -rounding, d, xp.zeros_like(d))
-    with warnings.catch_warnings():  # ≤ 0: a product that overflows is −inf, a kernel value 0
+    # γ·4ᵉ, capped at the dtype's largest value (d is 0 or at least its rounding below 0, so a
+    # capped product is still far below the exponent's range): no inf factor, so 0 stays 0.
+    largest_log2 = math.log2(float(xp.finfo(d.dtype).max))
+    factor_log2 = math.log2(gamma) + 2.0 * e
+    factor = (
+        float(xp.finfo(d.dtype).max) if factor_log2 >= largest_log2 else math.ldexp(gamma, 2 * e)
+    )
+    with warnings.catch_warnings():  # a product past the range is −inf: a kernel value of 0
         warnings.simplefilter("ignore", RuntimeWarning)
-        return d * gamma * math.ldexp(1.0, e) * math.ldexp(1.0, e)
+        return d * factor
 
 
 def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
@@ -643,6 +658,16 @@ class Precomputed(Kernel):
                 msg = (
                     f"matrix must hold finite kernel values, received a {shape[0]}×{shape[1]} "
                     "array with NaN or infinity"
+                )
+                raise ValueError(msg)
+            # A PSD matrix has k(x, x) ≥ 0: a negative diagonal entry proves it is not one, in
+            # O(n) (the factorisations catch the rest on the way).
+            diagonal_values = xp.astype(xp.linalg.diagonal(matrix), xp.float64)
+            if bool(xp.any(diagonal_values < 0.0)):
+                lowest = float(xp.min(diagonal_values))
+                msg = (
+                    "matrix must be positive semi-definite (a kernel matrix), received a "
+                    f"negative diagonal entry {lowest:.4g}"
                 )
                 raise ValueError(msg)
         elif not callable(function):

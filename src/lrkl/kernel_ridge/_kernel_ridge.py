@@ -127,7 +127,8 @@ def _rls_setup(
 
 
 def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
-    """Refuse a kernel matrix with an eigenvalue below ``−n · eps · max|λ|``, its rounding.
+    """Refuse a kernel matrix with an eigenvalue below ``−√ε · max|λ|``, beyond its rounding
+    (:func:`~lrkl.kernel_ridge._solvers.indefinite_threshold`).
 
     The Cholesky path detects this from a failing factorisation; the eigendecomposition (every
     α at once, KernelRidgeCV) solves an indefinite system without a word, so the check is made
@@ -137,11 +138,11 @@ def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
     if n == 0:
         return
     lowest = float(xp.min(solver.eigenvalues))
-    if lowest < -float(solver.cutoff):
+    if lowest < -solver.indefinite_below:
         msg = (
             f"kernel must be positive semi-definite: the {n} × {n} kernel matrix of the "
-            f"training data has the eigenvalue {lowest:.4g}, below its rounding "
-            f"({float(solver.cutoff):.2g}); received {kernel!r}"
+            f"training data has the eigenvalue {lowest:.4g}, beyond its rounding "
+            f"({solver.indefinite_below:.2g}); received {kernel!r}"
         )
         raise ValueError(msg)
 

@@ -24,6 +24,7 @@ dispatch through:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
@@ -98,15 +99,24 @@ class CholeskySolver:
         if self._fallback is None:
             self._fallback = EighSolver(self.S, xp=xp)
         lowest = float(xp.min(self._fallback.eigenvalues)) + alpha if k else 0.0
-        if lowest < -float(self._fallback.cutoff):
+        if lowest < -self._fallback.indefinite_below:
             msg = (
                 f"the {k} × {k} ridge system S + αI at alpha = {alpha:.4g} is not positive "
-                f"semi-definite: its smallest eigenvalue is {lowest:.4g}, below the rounding of "
-                f"S ({float(self._fallback.cutoff):.2g}); the kernel (or its weights) must be "
+                f"semi-definite: its smallest eigenvalue is {lowest:.4g}, beyond the rounding of "
+                f"S ({self._fallback.indefinite_below:.2g}); the kernel (or its weights) must be "
                 "positive semi-definite, or alpha must exceed the negative eigenvalue"
             )
             raise ValueError(msg)
         return None
+
+
+def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
+    """``√ε · max|λ|``: a symmetric kernel matrix with an eigenvalue below ``−`` this is not
+    positive semi-definite. The kernel's entries carry rounding of ``ε · γ‖x − c‖²`` each, which
+    for a built-in kernel on clustered data far from its centre (``γ‖x − c‖² ≈ 1e8``) puts
+    eigenvalues of a PSD matrix at ``−1e-9`` (``n · ε · max|λ|`` refused those); a matrix that
+    is not PSD (a wrong Precomputed one) has negative eigenvalues of its own scale."""
+    return math.sqrt(xp.finfo(dtype).eps) * float(scale)
 
 
 class EighSolver:
@@ -121,6 +131,7 @@ class EighSolver:
         self.eigenvalues, self.U = eigh(S, xp=xp)
         scale = xp.max(xp.abs(self.eigenvalues)) if S.shape[0] else 0.0
         self.cutoff = S.shape[0] * xp.finfo(S.dtype).eps * scale
+        self.indefinite_below = indefinite_threshold(scale, S.dtype, xp=xp)
 
     def solve(self, rhs: Array, alpha: float, /) -> Array:
         xp = self.xp

@@ -12,6 +12,7 @@ from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
 from lrkl._linalg import eigh
 from lrkl._validation import check_kernel
+from lrkl.kernel_ridge._solvers import indefinite_threshold
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, _index
@@ -123,9 +124,10 @@ def _check_landmarks(landmarks: Sequence[int], n: int, m: int) -> list[int]:
 
 
 def _require_psd_landmarks(s: Array, cutoff: Array, *, xp: ModuleType) -> None:
-    """Raise if the landmark block ``W`` has an eigenvalue below ``−cutoff`` (its rounding
-    floor): the kernel matrix is then not positive semi-definite, and the pseudo-inverse would
-    silently turn that negative curvature into a huge positive one."""
+    """Raise if the landmark block ``W`` has an eigenvalue below ``−cutoff``, beyond its
+    rounding (:func:`~lrkl.kernel_ridge._solvers.indefinite_threshold`): the kernel matrix is
+    then not positive semi-definite, and the pseudo-inverse would silently turn that negative
+    curvature into a huge positive one."""
     if bool(s[0] < -cutoff):
         msg = (
             "the kernel matrix is not positive semi-definite: the Nyström landmark block "
@@ -158,7 +160,7 @@ def _nystrom(
     # C (and new rows' kernel values) carry the input dtype's rounding: directions of W below
     # that level are noise in C, whatever W's own precision.
     cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
-    _require_psd_landmarks(s, cutoff, xp=xp)
+    _require_psd_landmarks(s, indefinite_threshold(xp.max(xp.abs(s)), X.dtype, xp=xp), xp=xp)
     if rank is None:
         scale = 1.0 / xp.sqrt(xp.clip(s, min=NYSTROM_EIGENVALUE_FLOOR))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)

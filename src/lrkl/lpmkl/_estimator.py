@@ -17,17 +17,12 @@ from lrkl._validation import (
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import STOPS, _svm_problem, duality_gap
-from lrkl.lpmkl._mkl import SVM_SOLVERS, MKLState, _lp_mkl
+from lrkl.lpmkl._gfb import _svm_problem, duality_gap
+from lrkl.lpmkl._mkl import MKL_STOPS, SVM_SOLVERS, MKLState, _lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
 
 Array = Any
-
-#: The default ``tol`` of each stopping rule: a 0.1 % relative MKL duality gap, or the relative
-#: change of an SVM's objective in one iteration that lrkl used before the gap rule (the paper's
-#: 1e-4 stops GFB far from the optimum, :ref:`lpmkl-reproduce`).
-DEFAULT_TOL = {"gap": 1e-3, "change": 1e-6}
 
 
 class LowRankMKLClassifier(LRKLClassifier):
@@ -44,7 +39,9 @@ class LowRankMKLClassifier(LRKLClassifier):
     2. the closed-form ℓp weight update, eq. (3) with ``‖f_k‖² = d_k² αᵀYK_kYα`` (the paper's
        eq. (5) misses a factor ``d_k``: :ref:`lpmkl-erratum`);
 
-    until the weights change by less than ``weight_tol`` (the paper's 1e-4). Each GFB iteration
+    until the fit is certified: the relative duality gap of the MKL problem at most ``mkl_tol``
+    (``stop="mkl_gap"``; the paper's rule, weights that change by less than ``weight_tol``, is
+    ``stop="change"``). Each GFB iteration
     costs two passes over the ``n × R·m`` features; no ``n × n`` matrix is formed. The intercept
     comes from the KKT conditions; more than two classes are fitted one-vs-rest, each class
     with its own weights.
@@ -74,24 +71,25 @@ class LowRankMKLClassifier(LRKLClassifier):
         comparison); Clarabel's interior-point method on (6) (``pip install "clarabel>=0.11"``); or
         scikit-learn's ``LinearSVC`` on the stacked ``√d_k V_k`` (hinge loss, its intercept
         lightly regularised). The last two run on NumPy arrays only.
-    tol : float, default=None
-        The tolerance of the stopping rule ``stop``: the relative duality gap of the MKL
-        problem (``"gap"``; ``None`` means 1e-3), or the relative change of each SVM's
-        objective in one iteration (``"change"``; ``None`` means 1e-6). The interior-point and
-        liblinear solvers take it as their own tolerance.
-    stop : {"gap", "change"}, default="gap"
-        The stopping rule. ``"gap"`` stops when the relative duality gap of the MKL problem
-        (:func:`lrkl.lpmkl.mkl_duality_gap`) is at most ``tol``: a certificate of how far the fit
-        is from the optimum, whatever path the iterates took. Each SVM is solved to a share of
-        the last MKL gap (by GFB's own duality gap, checked every 10 iterations), so early
-        solves, whose weights will move, are cheap. ``"change"`` is the paper's pair of rules:
-        each SVM stops when its objective changes by less than ``tol`` in one iteration (§5.1),
-        the loop when no weight changes by more than ``weight_tol``. It is cheap but bounds
-        nothing: after a warm start an SVM can stop within a few iterations, the weights then
-        move by the SVM's inexactness, and whether the loop stops can depend on the last bits
-        of the arithmetic (at C = 1000 and the paper's 1e-4 the last SVM's gaps were 15–90 %,
-        :ref:`lpmkl-reproduce`). liblinear, which gives no dual point, always stops by the
-        weight change.
+    tol : float, default=1e-6
+        The SVM's stopping tolerance under ``stop="change"`` (its objective's relative change
+        in one iteration) and ``stop="gap"`` (its relative duality gap); the interior-point and
+        liblinear solvers take it as their own tolerance. Under ``stop="mkl_gap"`` each SVM's
+        tolerance follows the MKL gap instead (liblinear's excepted).
+    stop : {"mkl_gap", "gap", "change"}, default="mkl_gap"
+        The stopping rule. ``"mkl_gap"`` stops when the relative duality gap of the MKL problem
+        (:func:`lrkl.lpmkl.mkl_duality_gap`) is at most ``mkl_tol``: a certificate of how far
+        the fit is from the optimum, whatever path the iterates took. Each SVM is solved to a
+        quarter of the last MKL gap (by GFB's own duality gap, checked every 10 iterations), so
+        early solves, whose weights will move, are cheap. ``"change"`` is the paper's pair of
+        rules: each SVM stops when its objective changes by less than ``tol`` in one iteration
+        (§5.1), the loop when no weight changes by more than ``weight_tol``. It is cheap but
+        bounds nothing: after a warm start an SVM can stop within a few iterations, the weights
+        then move by the SVM's inexactness, and whether the loop stops can depend on the last
+        bits of the arithmetic (at C = 1000 and the paper's 1e-4 the last SVM's gaps were
+        15–90 %, :ref:`lpmkl-reproduce`). ``"gap"`` solves each SVM to the relative duality gap
+        ``tol`` and stops the loop by ``weight_tol``. liblinear, which gives no dual point,
+        always stops by the weight change.
     alpha_scale : float or "auto", default="auto"
         GFB's unit ``t`` of α: it iterates on ``α/t``, the same problem in another metric.
         ``1.0`` is the paper's Algorithm 2; ``"auto"`` sets ``t = min(1, (C/λ)^{1/4})`` from a
@@ -100,8 +98,10 @@ class LowRankMKLClassifier(LRKLClassifier):
         iterations than ``1.0`` at C ≤ 10 on svmguide1, mushrooms, magic and adult, and does
         not help at C ≥ 100 (:ref:`lpmkl-scale`). Other solvers ignore it.
     weight_tol : float, default=1e-4
-        With ``stop="change"`` (or liblinear), the MKL loop stops when no weight changes by more
-        than ``weight_tol`` (the paper's).
+        Under ``stop="change"`` or ``"gap"`` (and with liblinear), the MKL loop stops when no
+        weight changes by more than ``weight_tol`` (the paper's).
+    mkl_tol : float, default=1e-3
+        Under ``stop="mkl_gap"``, the relative MKL duality gap at which the fit stops.
     max_iter : int, default=3000
         Iterations of each SVM solve (the paper: 3000).
     max_outer_iter : int, default=500
@@ -161,10 +161,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
         "method": [StrOptions({"nystrom", "icd", "csi"})],
         "solver": [StrOptions(set(SVM_SOLVERS))],
-        "tol": [Interval(numbers.Real, 0, None, closed="neither"), None],
-        "stop": [StrOptions(set(STOPS))],
+        "tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "stop": [StrOptions(set(MKL_STOPS))],
         "alpha_scale": [Interval(numbers.Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "weight_tol": [Interval(numbers.Real, 0, None, closed="neither")],
+        "mkl_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
@@ -182,10 +183,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         *,
         method: str = "nystrom",
         solver: str = "gfb",
-        tol: float | None = None,
-        stop: str = "gap",
+        tol: float = 1e-6,
+        stop: str = "mkl_gap",
         alpha_scale: float | str = "auto",
         weight_tol: float = 1e-4,
+        mkl_tol: float = 1e-3,
         max_iter: int = 3000,
         max_outer_iter: int = 500,
         eta: float = 0.0,
@@ -204,6 +206,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.stop = stop
         self.alpha_scale = alpha_scale
         self.weight_tol = weight_tol
+        self.mkl_tol = mkl_tol
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
         self.eta = eta
@@ -258,10 +261,11 @@ class LowRankMKLClassifier(LRKLClassifier):
                 problem,
                 float(self.p),
                 solver=self.solver,
-                tol=self._tol(),
+                tol=float(self.tol),
                 stop=self.stop,
                 alpha_scale=self.alpha_scale,
                 weight_tol=float(self.weight_tol),
+                mkl_tol=float(self.mkl_tol),
                 max_iter=int(self.max_iter),
                 max_outer_iter=int(self.max_outer_iter),
                 eta=float(self.eta),
@@ -280,12 +284,6 @@ class LowRankMKLClassifier(LRKLClassifier):
         if not all(r.converged for r, _, _ in results):
             self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
         return self
-
-    def _tol(self) -> float:
-        """``tol``, or the default of the stopping rule ``stop``."""
-        if self.tol is not None:
-            return float(self.tol)
-        return DEFAULT_TOL[self.stop]
 
     def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
         binary = len(results) == 1

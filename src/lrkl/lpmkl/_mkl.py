@@ -34,6 +34,7 @@ from lrkl.lpmkl._gfb import (
 )
 
 __all__ = [
+    "MKL_STOPS",
     "SVM_SOLVERS",
     "MKLResult",
     "MKLState",
@@ -102,7 +103,7 @@ def mkl_duality_gap(
     ``½ (Σ_k ‖f_k‖^{2p/(p+1)})^{(p+1)/p} + η/2 ‖α‖² + C Σ_i max(0, 1 − y_i f(x_i))``. Every such
     pair has ``D ≤ D* = P* ≤ P``: the gap bounds how far the fit is from the MKL optimum, and it
     goes to zero as the alternation converges, whatever path the iterates took. It is the
-    certificate of :func:`lp_mkl`'s ``stop="gap"``. Two passes over the features and a sort.
+    certificate of :func:`lp_mkl`'s ``stop="mkl_gap"``. Two passes over the features and a sort.
     """
     check_problem(problem)
     check_number(p, name="p", low=1.0)
@@ -123,17 +124,18 @@ def _mkl_duality_gap(
     y = problem.y
     alpha = _feasible(solution.alpha, problem, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
-    penalty = 0.5 * eta * xp.sum(alpha * alpha)
     conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
     dual = (
         xp.sum(alpha)
-        - penalty
+        - 0.5 * eta * xp.sum(alpha * alpha)
         - 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
     )
     decision = solution.decision + eta * y * solution.alpha
     margins = y * (decision + hinge_intercept(decision, y, xp=xp))
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
     regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
+    # the function's own ηI part: its weights are the solution's α, not the feasible one's
+    penalty = 0.5 * eta * xp.sum(solution.alpha * solution.alpha)
     primal = regulariser + penalty + problem.C * xp.sum(xp.clip(1.0 - margins, min=0.0))
     scale = xp.maximum(xp.abs(primal), xp.abs(dual))
     return float((primal - dual) / xp.where(scale > 0, scale, 1.0))
@@ -154,12 +156,15 @@ def _host(name: str) -> Callable[..., SVMSolution]:
     return solve
 
 
-#: The share of the last MKL duality gap to which ``stop="gap"`` solves each SVM (and of ``tol``,
-#: the least it asks): small enough that the SVM's own gap does not hold the MKL gap above
-#: ``tol``, large enough that early SVMs, whose weights will move, stay cheap.
+#: The stopping rules of :func:`lp_mkl` (``"gap"`` and ``"change"`` are also GFB's own).
+MKL_STOPS = ("mkl_gap", "gap", "change")
+
+#: The share of the last MKL duality gap to which ``stop="mkl_gap"`` solves each SVM (and of
+#: ``mkl_tol``, the least it asks): small enough that the SVM's own gap does not hold the MKL
+#: gap above ``mkl_tol``, large enough that early SVMs, whose weights will move, stay cheap.
 GAP_SHARE = 0.25
 
-#: ``stop="gap"`` gives up (not converged) when the MKL gap after an update is not below
+#: ``stop="mkl_gap"`` gives up (not converged) when the MKL gap after an update is not below
 #: ``STALL_FACTOR`` times its value ``STALL_UPDATES`` updates earlier: a gap that no longer
 #: shrinks is one the arithmetic cannot resolve (a problem scaled near the floating-point
 #: limits), and more updates would only spend ``max_iter`` SVM iterations each.
@@ -186,7 +191,7 @@ class MKLState(NamedTuple):
     objective: float  # the MKL primal there
     weight_change: float  # max |Δd| of the update
     svm_iterations: int  # iterations of this SVM solve
-    duality_gap: float = float("nan")  # the relative MKL gap (stop="gap"), else NaN
+    duality_gap: float = float("nan")  # the relative MKL gap (stop="mkl_gap"), else NaN
 
 
 class MKLResult(NamedTuple):
@@ -209,6 +214,7 @@ def lp_mkl(
     solver: str = "gfb",
     tol: float = 1e-4,
     weight_tol: float = 1e-4,
+    mkl_tol: float = 1e-3,
     max_iter: int = 3000,
     max_outer_iter: int = 100,
     eta: float = 0.0,
@@ -224,29 +230,32 @@ def lp_mkl(
 
     The stopping rule, ``stop``:
 
-    - ``"gap"``: stop when the relative MKL duality gap (:func:`mkl_duality_gap`) is at most
-      ``tol``. Each SVM is solved to a relative duality gap of ``GAP_SHARE`` times the last
-      MKL gap (at least ``GAP_SHARE·tol``; by its own ``stop="gap"`` for GFB, its own
-      tolerance for the interior point): inexact while the weights move, exact as they settle,
-      so the weights are updated from solutions accurate enough to move them the right way,
-      and the gap, a certificate, goes to zero whatever rounding the iterates carry.
-      ``weight_tol`` is not used. liblinear gives no dual point: with it the loop stops as
+    - ``"mkl_gap"``: stop when the relative MKL duality gap (:func:`mkl_duality_gap`) is at most
+      ``mkl_tol``. Each SVM is solved to a relative duality gap of ``GAP_SHARE`` times the last
+      MKL gap (at least ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior
+      point's tolerance): inexact while the weights move, exact as they settle, so the weights
+      are updated from solutions accurate enough to move them the right way, and the gap, a
+      certificate, goes to zero whatever rounding the iterates carry. ``tol`` and
+      ``weight_tol`` are not used. liblinear gives no dual point: with it the loop stops as
       for ``"change"``.
     - ``"change"``: the paper's rules: each SVM stops by the relative change of its objective
       (``tol``, :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The
       weights then move by the SVM's inexactness as well as by the update, so whether and
       when the rule holds can depend on the last bits of the arithmetic.
+    - ``"gap"``: each SVM stops at the relative SVM duality gap ``tol`` (GFB's ``stop="gap"``),
+      the loop when ``max |Δd| < weight_tol``.
 
-    Both stop after ``max_outer_iter`` updates, or when ``callback`` returns True; ``"gap"``
+    All stop after ``max_outer_iter`` updates, or when ``callback`` returns True; ``"mkl_gap"``
     also gives up when ``STALL_UPDATES`` updates have not shrunk the gap by a tenth.
     ``max_iter`` and ``alpha_scale`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
     check_number(p, name="p", low=1.0)
     check_option(solver, tuple(SVM_SOLVERS), name="solver")
-    check_option(stop, ("gap", "change"), name="stop")
+    check_option(stop, MKL_STOPS, name="stop")
     check_number(tol, name="tol")  # 0: run to the iteration caps
     check_number(weight_tol, name="weight_tol")
+    check_number(mkl_tol, name="mkl_tol")
     check_integer(max_iter, name="max_iter")
     check_integer(max_outer_iter, name="max_outer_iter")
     check_number(eta, name="eta")
@@ -264,6 +273,7 @@ def lp_mkl(
         solver=solver,
         tol=float(tol),
         weight_tol=float(weight_tol),
+        mkl_tol=float(mkl_tol),
         max_iter=int(max_iter),
         max_outer_iter=int(max_outer_iter),
         eta=float(eta),
@@ -284,6 +294,7 @@ def _lp_mkl(
     solver: str = "gfb",
     tol: float = 1e-4,
     weight_tol: float = 1e-4,
+    mkl_tol: float = 1e-3,
     max_iter: int = 3000,
     max_outer_iter: int = 100,
     eta: float = 0.0,
@@ -302,7 +313,7 @@ def _lp_mkl(
     else:
         d = weights
     solve = SVM_SOLVERS[solver]
-    certified = stop == "gap" and solver != "liblinear"
+    certified = stop == "mkl_gap" and solver != "liblinear"
     state = None
     objectives: list[float] = []
     svm_iterations = 0
@@ -316,10 +327,10 @@ def _lp_mkl(
             problem,
             d,
             state=state,
-            tol=max(GAP_SHARE * gap, GAP_SHARE * tol) if certified else tol,
+            tol=max(GAP_SHARE * gap, GAP_SHARE * mkl_tol) if certified else tol,
             max_iter=max_iter,
             eta=eta,
-            stop="gap" if certified else stop,
+            stop="gap" if certified else ("change" if stop == "mkl_gap" else stop),
             alpha_scale=alpha_scale,
             xp=xp,
         )
@@ -347,7 +358,7 @@ def _lp_mkl(
                 n_iter, d, objectives[-1], change, solution.n_iter, gap if certified else math.nan
             )
         )
-        if certified and gap <= tol:
+        if certified and gap <= mkl_tol:
             converged = True
             break
         if not certified and change < weight_tol:
