@@ -386,13 +386,16 @@ def test_solver_level_functions_refuse_bad_arguments_by_name(index):
         lambda kernel: KernelRidge(kernel=kernel, bias="penalized", solver="eigh"),
     ],
 )
-@pytest.mark.parametrize("shift", [1.5, "negated"])
+@pytest.mark.parametrize("shift", [1.5, "reflected"])
 def test_eigh_path_refuses_a_precomputed_matrix_that_is_not_psd(make, shift):
-    # the eigendecomposition solved the indefinite system and returned a model without a word
+    # the eigendecomposition solved the indefinite system and returned a model without a word;
+    # unit diagonals (a negative one is refused by Precomputed itself), negative eigenvalues
     rng = np.random.default_rng(0)
     X = rng.standard_normal((30, 3))
     K = gaussian_kernel(X, X, 0.5)
-    K = -K if shift == "negated" else K - shift * np.eye(30)
+    off_diagonal = np.ones((30, 30)) - np.eye(30)
+    K = 2.0 * np.eye(30) - K if shift == "reflected" else K - shift * off_diagonal
+    assert np.linalg.eigvalsh(K[:25, :25])[0] < -0.1  # the dense reference: not PSD
     rows = np.arange(30.0)[:, None]
     model = make(kernels.Precomputed(matrix=K))
     with pytest.raises(ValueError, match=r"kernel must be positive semi-definite: the 2\d × 2\d"):
