@@ -16,11 +16,19 @@ PYTEST = ["python", "-m", "pytest"]
 TORCH = "torch==2.13.0"  # the CPU build; a plain "torch" would pull a multi-GB CUDA build
 
 
+#: The AVX-512 subsets OpenBLAS's SkylakeX kernel uses (a CPU with avx512f alone, such as
+#: Knights Landing, would crash under it).
+SKYLAKEX_FLAGS = {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"}
+
+
 def _has_avx512() -> bool:
-    """Whether this CPU has AVX-512 (the ``avx512f`` flag of /proc/cpuinfo; False elsewhere)."""
+    """Whether this CPU has the AVX-512 subsets of OpenBLAS's SkylakeX kernel (the flags of
+    /proc/cpuinfo; False elsewhere)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            return any(line.startswith("flags") and "avx512f" in line.split() for line in cpuinfo)
+            return any(
+                line.startswith("flags") and set(line.split()) >= SKYLAKEX_FLAGS for line in cpuinfo
+            )
     except OSError:
         return False
 

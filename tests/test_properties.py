@@ -130,7 +130,7 @@ EXAMPLES = settings(
 
 
 def _params(test: str) -> list:
-    """Every estimator's name, one parameter each (``test`` names the property)."""
+    """Every estimator's name, one parameter each (``test``, the property, is for readers)."""
     return list(NAMES)
 
 

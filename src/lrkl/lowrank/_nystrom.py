@@ -14,7 +14,7 @@ from lrkl._linalg import eigh
 from lrkl._validation import check_kernel
 from lrkl.kernel_ridge._solvers import indefinite_threshold
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _diagonal
+from lrkl.lowrank._cholesky import _diagonal, residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, _index
 
 Array = Any
@@ -151,9 +151,12 @@ def _nystrom(
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
     # in float32 the eigenvectors of W's small eigenvalues are rounding noise, and W^{-1/2}
     # amplifies them in every feature (a float32 fit moved by several times its spread).
-    wide = xp.float64 if xp.finfo(X.dtype).bits < 64 else X.dtype
-    S_wide = _as_dtype(S, wide, xp=xp)
-    W = _as_dtype(kernel._evaluate(S_wide, S_wide, xp=xp), wide, xp=xp)
+    wide = residual_dtype(X.dtype, xp=xp)
+    if wide == X.dtype and not chunked:  # already wide: W is C's landmark rows
+        W = xp.take(C, idx, axis=0)
+    else:
+        S_wide = _as_dtype(S, wide, xp=xp)
+        W = _as_dtype(kernel._evaluate(S_wide, S_wide, xp=xp), wide, xp=xp)
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
