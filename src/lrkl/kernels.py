@@ -116,8 +116,15 @@ def _centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array
     number (``scale = √γ`` brings the rows to unit size).
     """
     centre = xp.mean(Z, axis=0, keepdims=True)  # shape: (1, dim)
-    Xc = (X - centre) * scale
-    return Xc, (Xc if Z is X else (Z - centre) * scale)
+    Xc = X - centre
+    if scale != 1.0:
+        Xc *= scale  # in place: the block's one copy
+    if Z is X:
+        return Xc, Xc
+    Zc = Z - centre
+    if scale != 1.0:
+        Zc *= scale
+    return Xc, Zc
 
 
 def _require_finite_values(K: Array, kernel: Kernel, *, xp: ModuleType) -> Array:
@@ -142,38 +149,36 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
     is memory traffic, not arithmetic, that a block of kernel values costs.
     """
-    X0, Z0 = _centred(X, Z, 1.0, xp=xp)
-    # γ‖x − c‖² ≤ γ·dim·max|x − c|², bounded in log space (nothing squared, nothing overflows):
-    # past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
-    # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow.
-    largest = float(
-        xp.max(xp.abs(X0)) if Z0 is X0 else xp.maximum(xp.max(xp.abs(X0)), xp.max(xp.abs(Z0)))
-    )
-    if largest > 0 and (
-        math.log2(gamma) + 2.0 * math.log2(largest) + math.log2(2.0 * X.shape[1])
-        >= math.log2(1e-3 / xp.finfo(X0.dtype).eps)
-    ):
-        return _neg_squared_distances_huge(X0, Z0, gamma, largest, xp=xp)
     root = math.sqrt(2.0 * gamma)
-    A = X0 * root
-    B = A if Z0 is X0 else Z0 * root
-    half_norms_A = 0.5 * xp.sum(A * A, axis=1)
-    half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+    if root >= float(xp.finfo(X.dtype).max):  # √(2γ) itself is not a number of the dtype
+        X0, Z0 = _centred(X, Z, 1.0, xp=xp)
+        return _neg_squared_distances_huge(X0, Z0, gamma, xp=xp)
+    with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
+        warnings.simplefilter("ignore", RuntimeWarning)
+        A, B = _centred(X, Z, root, xp=xp)
+        half_norms_A = 0.5 * xp.sum(A * A, axis=1)
+        half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+    # Past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
+    # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
+    # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
+    if float(xp.max(half_norms_A) + xp.max(half_norms_B)) * xp.finfo(A.dtype).eps >= 1e-3:
+        X0, Z0 = _centred(X, Z, 1.0, xp=xp)
+        return _neg_squared_distances_huge(X0, Z0, gamma, xp=xp)
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
     return xp.clip(d, max=0.0)
 
 
-def _neg_squared_distances_huge(
-    A: Array, B: Array, gamma: float, largest: float, *, xp: ModuleType
-) -> Array:
+def _neg_squared_distances_huge(A: Array, B: Array, gamma: float, *, xp: ModuleType) -> Array:
     """:func:`_neg_squared_distances` where ``γ‖x‖²`` is beyond ``1e-3/ε`` or overflows
     (``X · 1e300``, ``γ = 1e300``): the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact),
     distances below its rounding set to 0, then times ``γ·4ᵉ`` (capped at the dtype's largest
     value), so that distinct points give ``−inf`` or a huge negative number (a kernel value of 0)
     and equal ones exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
-    e = math.frexp(largest)[1]  # A and B: rows centred, unscaled; largest = their max |entry|
+    # A and B: the rows centred, unscaled
+    largest = float(xp.max(xp.abs(A))) if B is A else float(xp.max(xp.abs(xp.concat([A, B]))))
+    e = math.frexp(largest)[1] if largest > 0 else 0
     same = B is A
     A = A * math.ldexp(1.0, -e)
     B = A if same else B * math.ldexp(1.0, -e)
@@ -281,6 +286,11 @@ class Kernel:
     """
 
     _parameters: tuple[str, ...] = ()
+
+    #: Whether the kernel is positive semi-definite by construction (every closed-form kernel
+    #: here): the factorisations then skip the checks that catch a matrix that is not, which
+    #: cost a pass and a host read per pivot.
+    psd_by_construction: bool = True
 
     def __call__(self, X: Array, Z: Array | None = None, /) -> Array:
         """Kernel matrix between the rows of ``X`` (n × d) and of ``Z`` (m × d; default ``X``).
@@ -630,6 +640,7 @@ class Precomputed(Kernel):
     Two instances compare equal only when they hold the same matrix or function objects.
     """
 
+    psd_by_construction = False  # a matrix or function from the user: checked on the way
     _parameters = ("matrix", "function", "diagonal")
 
     def __init__(

@@ -207,7 +207,7 @@ def _csi(
         return done, d_adv
 
     window, d_adv = look_ahead([], 0, min(lookahead, width))
-    greedy = True
+    greedy = not kernel.psd_by_construction  # a closed-form kernel needs no PSD check
     for k in range(rank):
         candidate = d > tol
         if not bool(xp.any(candidate)):

@@ -105,7 +105,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
             break
         g = icd_column(kernel, X, G, d, i, k, xp=xp)
         G[:, k] = g
-        d = remove_column(d, g, i, tol, xp=xp, check_psd=True)
+        d = remove_column(d, g, i, tol, xp=xp, check_psd=not kernel.psd_by_construction)
         pivots.append(i)
     r = len(pivots)
     if r < rank:
@@ -154,7 +154,8 @@ def chunked_icd(
                 local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
                 g = scaled_column(col, d_c, xp.asarray(d_p, dtype=d_c.dtype), local, xp=xp)
                 G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
-                d_c = remove_column(d_c, g, local, tol, xp=xp, check_psd=True, d_pivot=d_p)
+                check = not kernel.psd_by_construction
+                d_c = remove_column(d_c, g, local, tol, xp=xp, check_psd=check, d_pivot=d_p)
             updated.append((G_c, d_c))
             peaks.append(peak(X_c, G_c, d_c, offset))
         return (X_c, offset, updated), (peaks, True)

@@ -117,7 +117,7 @@ class _KernelState:
         self.lookahead: list[int] = []  # W, the pivots of the look-ahead columns
         # Whether every pivot so far was the largest residual: only then is a negative residual
         # beyond rounding proof that the kernel matrix is not PSD (remove_column's check_psd).
-        self.greedy = True
+        self.greedy = not kernel.psd_by_construction  # a closed-form kernel needs no check
         # Kernel columns K[:, w] of the look-ahead pivots: a refresh re-uses all but one.
         self.kernel_columns = KernelColumns(kernel, X, xp=xp)
 
