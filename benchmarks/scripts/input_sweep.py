@@ -1377,7 +1377,10 @@ def lowrank_cases() -> list[Case]:
     out: list[Case] = []
     g = Gaussian(0.5)
     Kg = g(X0)
-    pre_neg = Precomputed(matrix=Kg - 1.5 * np.eye(N))
+
+    def pre_neg() -> Precomputed:  # refused by Precomputed itself (a negative diagonal)
+        return Precomputed(matrix=Kg - 1.5 * np.eye(N))
+
     idx = np.arange(N).reshape(-1, 1)
 
     def check_factor(f: Any) -> None:
@@ -1476,9 +1479,9 @@ def lowrank_cases() -> list[Case]:
                 call_case(
                     fname,
                     lambda fname=fname: {
-                        "icd": lambda: lowrank.icd(pre_neg, idx, N),
-                        "csi": lambda: lowrank.csi(pre_neg, idx, Y0, N),
-                        "nystrom": lambda: lowrank.nystrom(pre_neg, idx, N, random_state=0),
+                        "icd": lambda: lowrank.icd(pre_neg(), idx, N),
+                        "csi": lambda: lowrank.csi(pre_neg(), idx, Y0, N),
+                        "nystrom": lambda: lowrank.nystrom(pre_neg(), idx, N, random_state=0),
                     }[fname](),
                     names=("matrix", "kernel", "positive", "Precomputed"),
                     must_refuse=True,
