@@ -149,6 +149,8 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
     is memory traffic, not arithmetic, that a block of kernel values costs.
     """
+    if Z.shape[0] == 1 and Z is not X:  # one column (a pivot's): the differences themselves
+        return _neg_squared_distances_to_row(X, Z, gamma, xp=xp)
     root = math.sqrt(2.0 * gamma)
     if root >= float(xp.finfo(X.dtype).max):  # √(2γ) itself is not a number of the dtype
         X0, Z0 = _centred(X, Z, 1.0, xp=xp)
@@ -168,6 +170,22 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
     return xp.clip(d, max=0.0)
+
+
+def _neg_squared_distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:
+    """``−γ‖x_i − z‖²`` for one row ``z`` (shape (1, dim)), as an (n, 1) block: the differences
+    scaled by ``√γ`` and squared, no expansion (one pass, exact in the differences, so neither
+    an offset nor a scale of 1e±300 costs digits; an overflow is −inf, a kernel value of 0).
+    ICD, CSI and Mklaren evaluate one such column per pivot."""
+    root = math.sqrt(gamma)
+    with warnings.catch_warnings():  # past the range: inf, whose negative is a kernel value 0
+        warnings.simplefilter("ignore", RuntimeWarning)
+        D = X - z
+        if root < float(xp.finfo(X.dtype).max):
+            D *= root
+            return -xp.sum(D * D, axis=1)[:, None]
+        squared = xp.sum(D * D, axis=1)[:, None]  # γ is past the dtype: any distance is ∞
+        return xp.where(squared > 0, -(squared * gamma), xp.zeros_like(squared))
 
 
 def _neg_squared_distances_huge(A: Array, B: Array, gamma: float, *, xp: ModuleType) -> Array:
