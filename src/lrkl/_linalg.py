@@ -316,6 +316,13 @@ def orthogonalise(A: Array, Q: Array, /, *, xp: ModuleType) -> Array:
     return A
 
 
+def row_sums(A: Array, /, *, xp: ModuleType) -> Array:
+    """``Σ_j A_ij`` by a GEMV with a vector of ones: NumPy reduces short rows (a few features or
+    columns) along ``axis=1`` several times slower than BLAS multiplies, and row sums of squares
+    are on every kernel block's path."""
+    return A @ xp.ones(A.shape[1], dtype=A.dtype, device=array_api_compat.device(A))
+
+
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``.
 

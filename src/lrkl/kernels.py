@@ -41,6 +41,7 @@ from typing import Any
 
 from lrkl._backend import check_array, device_memory, ensure_array, get_namespace, move_to
 from lrkl._checks import check_number, check_option
+from lrkl._linalg import row_sums
 
 __all__ = [
     "COLUMNS",
@@ -158,8 +159,8 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
         warnings.simplefilter("ignore", RuntimeWarning)
         A, B = _centred(X, Z, root, xp=xp)
-        half_norms_A = 0.5 * xp.sum(A * A, axis=1)
-        half_norms_B = half_norms_A if B is A else 0.5 * xp.sum(B * B, axis=1)
+        half_norms_A = 0.5 * row_sums(A * A, xp=xp)
+        half_norms_B = half_norms_A if B is A else 0.5 * row_sums(B * B, xp=xp)
     # Past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
     # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
     # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
@@ -183,8 +184,10 @@ def _neg_squared_distances_to_row(X: Array, z: Array, gamma: float, *, xp: Modul
         D = X - z
         if root < float(xp.finfo(X.dtype).max):
             D *= root
-            return -xp.sum(D * D, axis=1)[:, None]
-        squared = xp.sum(D * D, axis=1)[:, None]  # γ is past the dtype: any distance is ∞
+            D *= D  # in place: the column's one temporary
+            return -row_sums(D, xp=xp)[:, None]
+        D *= D
+        squared = row_sums(D, xp=xp)[:, None]  # γ is past the dtype: any distance is ∞
         return xp.where(squared > 0, -(squared * gamma), xp.zeros_like(squared))
 
 
@@ -200,8 +203,8 @@ def _neg_squared_distances_huge(A: Array, B: Array, gamma: float, *, xp: ModuleT
     same = B is A
     A = A * math.ldexp(1.0, -e)
     B = A if same else B * math.ldexp(1.0, -e)
-    norms_A = xp.sum(A * A, axis=1)
-    norms_B = norms_A if B is A else xp.sum(B * B, axis=1)
+    norms_A = row_sums(A * A, xp=xp)
+    norms_B = norms_A if B is A else row_sums(B * B, xp=xp)
     d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]
     rounding = 4.0 * xp.finfo(d.dtype).eps * (norms_A[:, None] + norms_B[None, :])
     d = xp.where(d < -rounding, d, xp.zeros_like(d))
@@ -561,7 +564,7 @@ class Linear(Kernel):
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            diagonal = xp.sum(X * X, axis=1)
+            diagonal = row_sums(X * X, xp=xp)
         return _require_finite_values(diagonal, self, xp=xp)
 
     def _feature_count(self, n_features: int) -> int:
@@ -600,7 +603,7 @@ class Polynomial(Kernel):
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         A = X * math.sqrt(self.gamma)
         return _require_finite_values(
-            (xp.sum(A * A, axis=1) + self.coef0) ** self.degree, self, xp=xp
+            (row_sums(A * A, xp=xp) + self.coef0) ** self.degree, self, xp=xp
         )
 
     def _degrees(self) -> range:
