@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 import scipy.linalg
 
 from lrkl import _backend as B
 from lrkl import _linalg as L
+from lrkl.lowrank._cholesky import residual_dtype
 
 
 def _spd(rng: np.random.Generator, k: int) -> np.ndarray:
@@ -60,6 +63,24 @@ def test_integer_and_bool_become_default_float(backend, dtype):
 def test_default_float_per_library(backend):
     expected = "float32" if backend.name == "torch" else "float64"
     assert B.default_float(backend.xp, backend.device) == getattr(backend.xp, expected)
+
+
+def test_widest_float_is_float64_where_the_device_has_it(backend):
+    assert B.widest_float(backend.xp, backend.device) == backend.xp.float64
+
+
+class _NoFloat64Info:
+    """The inspection object of a device without float64 (as PyTorch's MPS)."""
+
+    def dtypes(self, *, device=None, kind=None):
+        return {"float32": np.float32}
+
+
+def test_widest_float_falls_back_to_float32_without_float64():
+    xp = types.SimpleNamespace(__array_namespace_info__=_NoFloat64Info, float32=np.float32)
+    assert B.widest_float(xp, "mps") is np.float32
+    xp.finfo = np.finfo
+    assert residual_dtype(np.float32, xp=xp, device="mps") is np.float32
 
 
 # --------------------------------------------------------------------------- validation

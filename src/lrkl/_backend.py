@@ -77,6 +77,17 @@ def default_float(xp: ModuleType, device: Any = None) -> Any:
     return info.default_dtypes(device=device)["real floating"]
 
 
+def widest_float(xp: ModuleType, device: Any = None) -> Any:
+    """float64 where ``device`` has it, else float32 (Apple's MPS has no float64): the dtype lrkl
+    accumulates its sensitive parts in (pivots, Nyström's landmark block)."""
+    info = xp.__array_namespace_info__()
+    try:
+        available = info.dtypes(device=device, kind="real floating")
+    except (TypeError, ValueError):  # a namespace that cannot say per device: the standard's
+        available = info.dtypes(kind="real floating")
+    return available.get("float64", xp.float32)
+
+
 def float_dtype(x: Array, *, xp: ModuleType) -> Any:
     """The floating dtype lrkl computes ``x`` in: the one dtype policy of lrkl.
 

@@ -39,7 +39,15 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_memory, ensure_array, get_namespace, move_to
+from lrkl._backend import (
+    check_array,
+    device_memory,
+    device_of,
+    ensure_array,
+    get_namespace,
+    move_to,
+    widest_float,
+)
 from lrkl._checks import check_number, check_option
 from lrkl._linalg import row_sums
 
@@ -694,7 +702,9 @@ class Precomputed(Kernel):
                 raise ValueError(msg)
             # A PSD matrix has k(x, x) ≥ 0: a negative diagonal entry proves it is not one, in
             # O(n) (the factorisations catch the rest on the way).
-            diagonal_values = xp.astype(xp.linalg.diagonal(matrix), xp.float64)
+            diagonal_values = xp.astype(
+                xp.linalg.diagonal(matrix), widest_float(xp, device_of(matrix))
+            )
             if bool(xp.any(diagonal_values < 0.0)):
                 lowest = float(xp.min(diagonal_values))
                 msg = (

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of, require_finite
+from lrkl._backend import device_of, require_finite, widest_float
 from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
@@ -119,18 +119,19 @@ def icd_column(
     return _cholesky_column(col, G, d, i, k, xp=xp)
 
 
-def residual_dtype(dtype: Any, *, xp: ModuleType) -> Any:
+def residual_dtype(dtype: Any, *, xp: ModuleType, device: Any) -> Any:
     """The dtype of a pivoted Cholesky's residual diagonal for inputs of ``dtype``: at least
-    float64. The pivots are its largest entries: in float32, ``1 − k²`` rounds to 1 for every
-    kernel value ``k < 2.4e-4``, so after one Gaussian pivot the far points tie and the argmax
-    took the first row where float64 takes the farthest (another factor, R² 0.80 against 0.89)."""
-    return xp.float64 if xp.finfo(dtype).bits < 64 else dtype
+    float64 where the device has it. The pivots are its largest entries: in float32, ``1 − k²``
+    rounds to 1 for every kernel value ``k < 2.4e-4``, so after one Gaussian pivot the far points
+    tie and the argmax took the first row where float64 takes the farthest (another factor, R²
+    0.80 against 0.89)."""
+    return widest_float(xp, device) if xp.finfo(dtype).bits < 64 else dtype
 
 
 def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
     """A fresh, writable copy of ``diag K`` in :func:`residual_dtype`; for a Dask ``X``,
     computed in one graph that also checks X for NaN and infinity."""
-    wide = residual_dtype(X.dtype, xp=xp)
+    wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
     if is_dask_array(X):
         diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), wide)
         finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)

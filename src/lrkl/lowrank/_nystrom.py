@@ -151,7 +151,7 @@ def _nystrom(
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
     # in float32 the eigenvectors of W's small eigenvalues are rounding noise, and W^{-1/2}
     # amplifies them in every feature (a float32 fit moved by several times its spread).
-    wide = residual_dtype(X.dtype, xp=xp)
+    wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
     if wide == X.dtype and not chunked:  # already wide: W is C's landmark rows
         W = xp.take(C, idx, axis=0)
     else:
