@@ -316,7 +316,7 @@ def orthogonalise(A: Array, Q: Array, /, *, xp: ModuleType) -> Array:
     return A
 
 
-def row_sums(A: Array, /, *, xp: ModuleType) -> Array:
+def sum_each_row(A: Array, /, *, xp: ModuleType) -> Array:
     """``Σ_j A_ij`` by a GEMV with a vector of ones: NumPy reduces short rows (a few features or
     columns) along ``axis=1`` several times slower than BLAS multiplies, and row sums of squares
     are on every kernel block's path."""

@@ -49,7 +49,7 @@ from lrkl._backend import (
     widest_float,
 )
 from lrkl._checks import check_number, check_option
-from lrkl._linalg import row_sums
+from lrkl._linalg import sum_each_row
 
 __all__ = [
     "COLUMNS",
@@ -167,8 +167,8 @@ def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) 
     with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
         warnings.simplefilter("ignore", RuntimeWarning)
         A, B = _centred(X, Z, root, xp=xp)
-        half_norms_A = 0.5 * row_sums(A * A, xp=xp)
-        half_norms_B = half_norms_A if B is A else 0.5 * row_sums(B * B, xp=xp)
+        half_norms_A = 0.5 * sum_each_row(A * A, xp=xp)
+        half_norms_B = half_norms_A if B is A else 0.5 * sum_each_row(B * B, xp=xp)
     # Past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
     # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
     # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
@@ -193,9 +193,9 @@ def _neg_squared_distances_to_row(X: Array, z: Array, gamma: float, *, xp: Modul
         if root < float(xp.finfo(X.dtype).max):
             D *= root
             D *= D  # in place: the column's one temporary
-            return -row_sums(D, xp=xp)[:, None]
+            return -sum_each_row(D, xp=xp)[:, None]
         D *= D
-        squared = row_sums(D, xp=xp)[:, None]  # γ is past the dtype: any distance is ∞
+        squared = sum_each_row(D, xp=xp)[:, None]  # γ is past the dtype: any distance is ∞
         return xp.where(squared > 0, -(squared * gamma), xp.zeros_like(squared))
 
 
@@ -211,8 +211,8 @@ def _neg_squared_distances_huge(A: Array, B: Array, gamma: float, *, xp: ModuleT
     same = B is A
     A = A * math.ldexp(1.0, -e)
     B = A if same else B * math.ldexp(1.0, -e)
-    norms_A = row_sums(A * A, xp=xp)
-    norms_B = norms_A if B is A else row_sums(B * B, xp=xp)
+    norms_A = sum_each_row(A * A, xp=xp)
+    norms_B = norms_A if B is A else sum_each_row(B * B, xp=xp)
     d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]
     rounding = 4.0 * xp.finfo(d.dtype).eps * (norms_A[:, None] + norms_B[None, :])
     d = xp.where(d < -rounding, d, xp.zeros_like(d))
@@ -572,7 +572,7 @@ class Linear(Kernel):
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            diagonal = row_sums(X * X, xp=xp)
+            diagonal = sum_each_row(X * X, xp=xp)
         return _require_finite_values(diagonal, self, xp=xp)
 
     def _feature_count(self, n_features: int) -> int:
@@ -611,7 +611,7 @@ class Polynomial(Kernel):
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         A = X * math.sqrt(self.gamma)
         return _require_finite_values(
-            (row_sums(A * A, xp=xp) + self.coef0) ** self.degree, self, xp=xp
+            (sum_each_row(A * A, xp=xp) + self.coef0) ** self.degree, self, xp=xp
         )
 
     def _degrees(self) -> range:

@@ -10,7 +10,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
-from lrkl._linalg import eigh, row_sums
+from lrkl._linalg import eigh, sum_each_row
 from lrkl._validation import check_kernel
 from lrkl.kernel_ridge._solvers import indefinite_threshold
 from lrkl.kernels import Kernel
@@ -180,7 +180,7 @@ def _nystrom(
 
     def residual(rows: Array, G_rows: Array) -> Array:
         """``diag(K − G Gᵀ)`` on these rows."""
-        return _diagonal(kernel, rows, xp=xp) - row_sums(G_rows * G_rows, xp=xp)
+        return _diagonal(kernel, rows, xp=xp) - sum_each_row(G_rows * G_rows, xp=xp)
 
     if chunked:
         G = map_rows(features, X, (projection.shape[1],), X.dtype)
