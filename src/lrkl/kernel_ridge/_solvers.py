@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, eigh
@@ -218,9 +218,13 @@ def weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
     on for sample weights ``w`` (``K`` itself without weights).
 
     ``K`` must be a finite square matrix and ``sqrt_weight`` None or a finite 1-D array of one
-    value ≥ 0 per row of ``K``, not all zero, in the same array library; anything else is
-    refused with a ValueError or TypeError naming the argument.
+    value ≥ 0 per row of ``K``, not all zero, in the same array library (lists are taken as
+    NumPy arrays); anything else is refused with a ValueError or TypeError naming the argument.
     """
+    # lists are taken as NumPy, as the estimators take them
+    K = ensure_array(K, name="K")
+    if sqrt_weight is not None:
+        sqrt_weight = ensure_array(sqrt_weight, name="sqrt_weight")
     xp = get_namespace(K) if sqrt_weight is None else get_namespace(K, sqrt_weight)
     K = _check_square(K, name="K", xp=xp)
     if sqrt_weight is not None:
