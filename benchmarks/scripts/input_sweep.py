@@ -1801,14 +1801,19 @@ def alignment_cases() -> list[Case]:
     return out
 
 
-def lpmkl_cases() -> list[Case]:
-    out: list[Case] = []
-    xp = np
+def svm_features() -> tuple[list[np.ndarray], np.ndarray]:
+    """Two kernels' Nyström features of X0 and the labels ±1 of YC0: the SVM cases' data."""
     F = [
         np.asarray(lowrank.nystrom(Gaussian(0.5), X0, 5, random_state=0).transform(X0)),
         np.asarray(lowrank.nystrom(Linear(), X0, 3, random_state=0).transform(X0)),
     ]
-    ys = np.where(YC0 == 1, 1.0, -1.0)
+    return F, np.where(YC0 == 1, 1.0, -1.0)
+
+
+def lpmkl_cases() -> list[Case]:
+    out: list[Case] = []
+    xp = np
+    F, ys = svm_features()
     for kind, FF, y, C, refuse in (
         ("ok", F, ys, 1.0, False),
         ("C 0", F, ys, 0.0, True),
@@ -1972,11 +1977,7 @@ def wrapper_cases() -> list[Case]:
     def add(target: str, kind: str, fn: Callable[[], Any], names: tuple[str, ...], refuse: bool):
         out.append(Case(target, kind, call_case(target, fn, names=names, must_refuse=refuse)))
 
-    F = [
-        np.asarray(lowrank.nystrom(Gaussian(0.5), X0, 5, random_state=0).transform(X0)),
-        np.asarray(lowrank.nystrom(Linear(), X0, 3, random_state=0).transform(X0)),
-    ]
-    ys = np.where(YC0 == 1, 1.0, -1.0)
+    F, ys = svm_features()
     prob = lpmkl.svm_problem(F, ys, 1.0, xp=xp)
     d = np.full(2, 0.5)
     sol = lpmkl.gfb_svm(prob, d, xp=xp)
