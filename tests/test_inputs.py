@@ -442,3 +442,358 @@ def test_float64_stays_float64_in_a_namespace_without_float16():
     from lrkl._backend import float_dtype
 
     assert float_dtype(np.ones(2), xp=dxp) == np.float64
+
+
+# --------------------------------------------------------------------------- solver-level API
+# Each public solver-level function validates its arguments and then calls a private core that
+# trusts them (what the estimators call): refused input names the argument; on valid input the
+# wrapper returns what its core does.
+
+
+def _solver_level_data():
+    import array_api_compat.numpy as xp
+
+    from lrkl import kernel_ridge, lowrank, lpmkl
+
+    rng = np.random.default_rng(0)
+    n = 20
+    X = rng.normal(size=(n, 2))
+    y_pm = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    Vs = [rng.normal(size=(n, 4)) * s for s in (0.5, 1.0)]
+    problem = lpmkl.svm_problem(Vs, y_pm, 1.0, xp=xp)
+    d = np.array([0.6, 0.4])
+    solution = lpmkl.gfb_svm(problem, d, max_iter=50, xp=xp)
+    Z = rng.normal(size=(n, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    primal = kernel_ridge.primal_problem(Z, y, fit_intercept=True, xp=xp)
+    eigh = kernel_ridge.make_solver(primal.gram, "eigh", xp=xp)
+    K = Z @ Z.T
+    factor = lowrank.icd(Gaussian(0.5), X, 4)
+    return {
+        "xp": xp,
+        "X": X,
+        "y": y,
+        "y_pm": y_pm,
+        "problem": problem,
+        "d": d,
+        "solution": solution,
+        "Z": Z,
+        "primal": primal,
+        "eigh": eigh,
+        "cholesky": kernel_ridge.make_solver(primal.gram, "cholesky", xp=xp),
+        "K": K,
+        "factor": factor,
+        "G": np.zeros((n, 3)),
+        "residual": np.ones(n),
+    }
+
+
+def _bad_solver_level_calls():
+    from lrkl import kernel_ridge, lowrank, lpmkl
+
+    s = _solver_level_data()
+    xp, problem, d, sol, primal = s["xp"], s["problem"], s["d"], s["solution"], s["primal"]
+    Z, y, K, f, X = s["Z"], s["y"], s["K"], s["factor"], s["X"]
+    nan = np.full(20, np.nan)
+    loo = kernel_ridge.primal_loo_errors
+    return {
+        "duality_gap d negative": (
+            lambda: lpmkl.duality_gap(problem, -d, sol.alpha, xp=xp),
+            ValueError,
+            "d must hold 2",
+        ),
+        "duality_gap alpha short": (
+            lambda: lpmkl.duality_gap(problem, d, sol.alpha[:5], xp=xp),
+            ValueError,
+            r"alpha must hold one value per training row \(20\)",
+        ),
+        "duality_gap alpha NaN": (
+            lambda: lpmkl.duality_gap(problem, d, nan, xp=xp),
+            ValueError,
+            "alpha must contain",
+        ),
+        "duality_gap eta": (
+            lambda: lpmkl.duality_gap(problem, d, sol.alpha, eta=-1.0, xp=xp),
+            ValueError,
+            "eta must be a finite number >= 0, received -1.0",
+        ),
+        "duality_gap problem": (
+            lambda: lpmkl.duality_gap("p", d, sol.alpha, xp=xp),
+            TypeError,
+            "problem must be",
+        ),
+        "mkl_objective d length": (
+            lambda: lpmkl.mkl_objective(sol, problem, d[:1], xp=xp),
+            ValueError,
+            "d must hold 2",
+        ),
+        "mkl_objective solution": (
+            lambda: lpmkl.mkl_objective(None, problem, d, xp=xp),
+            TypeError,
+            "solution must be an SVMSolution",
+        ),
+        "mkl_objective solution shape": (
+            lambda: lpmkl.mkl_objective(sol._replace(decision=sol.decision[:3]), problem, d, xp=xp),
+            ValueError,
+            r"solution.decision must have shape \(20,\)",
+        ),
+        "mkl_objective solution NaN": (
+            lambda: lpmkl.mkl_objective(sol._replace(w=sol.w * np.nan), problem, d, xp=xp),
+            ValueError,
+            "solution.w must contain only finite",
+        ),
+        "hinge_intercept labels": (
+            lambda: lpmkl.hinge_intercept(y, (s["y_pm"] + 1) / 2, xp=xp),
+            ValueError,
+            "y must hold the labels -1 and 1",
+        ),
+        "hinge_intercept one class": (
+            lambda: lpmkl.hinge_intercept(y, np.ones(20), xp=xp),
+            ValueError,
+            "y must hold both labels",
+        ),
+        "hinge_intercept length": (
+            lambda: lpmkl.hinge_intercept(y[:5], s["y_pm"], xp=xp),
+            ValueError,
+            r"y must hold one label per decision value \(5\)",
+        ),
+        "hinge_intercept decision NaN": (
+            lambda: lpmkl.hinge_intercept(nan, s["y_pm"], xp=xp),
+            ValueError,
+            "decision must contain only finite",
+        ),
+        "auto_alpha_scale d NaN": (
+            lambda: lpmkl.auto_alpha_scale(problem, d * np.nan, xp=xp),
+            ValueError,
+            "d must contain only finite",
+        ),
+        "auto_alpha_scale constant": (
+            lambda: lpmkl.auto_alpha_scale(problem, d, constant=0.0, xp=xp),
+            ValueError,
+            "constant must be a finite number > 0, received 0.0",
+        ),
+        "svm_dual_objective no alpha": (
+            lambda: lpmkl.svm_dual_objective(sol._replace(alpha=None), problem, xp=xp),
+            ValueError,
+            "solution must hold a dual point alpha",
+        ),
+        "svm_dual_objective problem": (
+            lambda: lpmkl.svm_dual_objective(sol, None, xp=xp),
+            TypeError,
+            "problem must be",
+        ),
+        "solve_primal problem": (
+            lambda: kernel_ridge.solve_primal((1, 2), s["cholesky"], 1.0, xp=xp),
+            TypeError,
+            "problem must be a PrimalProblem",
+        ),
+        "solve_primal alpha": (
+            lambda: kernel_ridge.solve_primal(primal, s["cholesky"], -1.0, xp=xp),
+            ValueError,
+            "alpha must be a finite number >= 0, received -1.0",
+        ),
+        "solve_primal solver": (
+            lambda: kernel_ridge.solve_primal(primal, primal.gram, 1.0, xp=xp),
+            TypeError,
+            "solver must come from make_solver",
+        ),
+        "solve_primal solver order": (
+            lambda: kernel_ridge.solve_primal(
+                primal, kernel_ridge.make_solver(K, "eigh", xp=xp), 1.0, xp=xp
+            ),
+            ValueError,
+            r"solver must be set up on the problem's 3 × 3 Gram matrix, received one of order 20",
+        ),
+        "solve_primal problem NaN": (
+            lambda: kernel_ridge.solve_primal(
+                primal._replace(rhs=primal.rhs * np.nan), s["cholesky"], 1.0, xp=xp
+            ),
+            ValueError,
+            "problem.rhs must contain only finite",
+        ),
+        "primal_loo_errors alphas": (
+            lambda: loo(Z, y, primal, s["eigh"], [1.0, 0.0], fit_intercept=True, xp=xp),
+            ValueError,
+            "alphas must be a finite number > 0, received 0.0",
+        ),
+        "primal_loo_errors alphas empty": (
+            lambda: loo(Z, y, primal, s["eigh"], [], fit_intercept=True, xp=xp),
+            ValueError,
+            "alphas must hold at least one value",
+        ),
+        "primal_loo_errors cholesky": (
+            lambda: loo(Z, y, primal, s["cholesky"], [1.0], fit_intercept=True, xp=xp),
+            TypeError,
+            r"solver must come from make_solver\(..., 'eigh'\)",
+        ),
+        "primal_loo_errors Z columns": (
+            lambda: loo(Z[:, :2], y, primal, s["eigh"], [1.0], fit_intercept=True, xp=xp),
+            ValueError,
+            "Z must have the problem's 3 feature columns",
+        ),
+        "primal_loo_errors y rows": (
+            lambda: loo(Z, y[:4], primal, s["eigh"], [1.0], fit_intercept=True, xp=xp),
+            ValueError,
+            "y must have 20 rows",
+        ),
+        "primal_loo_errors y 2-D": (
+            lambda: loo(Z, np.c_[y, y], primal, s["eigh"], [1.0], fit_intercept=True, xp=xp),
+            ValueError,
+            r"y must have 1 dimension\(s\) like the problem's targets",
+        ),
+        "primal_loo_errors weights": (
+            lambda: loo(
+                Z, y, primal, s["eigh"], [1.0], fit_intercept=True, xp=xp, sample_weight=-y * y
+            ),
+            ValueError,
+            "sample_weight must be non-negative",
+        ),
+        "primal_loo_errors weights zero": (
+            lambda: loo(
+                Z, y, primal, s["eigh"], [1.0], fit_intercept=True, xp=xp, sample_weight=0 * y
+            ),
+            ValueError,
+            "sample_weight must be non-negative with at least one positive value",
+        ),
+        "weigh_kernel NaN": (
+            lambda: kernel_ridge.weigh_kernel(K * np.nan, None),
+            ValueError,
+            "K must contain",
+        ),
+        "weigh_kernel non-square": (
+            lambda: kernel_ridge.weigh_kernel(Z, None),
+            ValueError,
+            "K must be a square matrix",
+        ),
+        "weigh_kernel text": (
+            lambda: kernel_ridge.weigh_kernel(np.full((20, 20), "u"), None),
+            ValueError,
+            "K must",
+        ),
+        "weigh_kernel weights negative": (
+            lambda: kernel_ridge.weigh_kernel(K, -np.ones(20)),
+            ValueError,
+            "sqrt_weight must be non-negative",
+        ),
+        "weigh_kernel weights length": (
+            lambda: kernel_ridge.weigh_kernel(K, np.ones(5)),
+            ValueError,
+            "sqrt_weight must have 20 rows",
+        ),
+        "primal_problem weights zero": (
+            lambda: kernel_ridge.primal_problem(
+                Z, y, fit_intercept=True, xp=xp, sample_weight=np.zeros(20)
+            ),
+            ValueError,
+            "sample_weight must be non-negative with at least one positive value",
+        ),
+        "icd_column pivot": (
+            lambda: lowrank.icd_column(Gaussian(0.5), X, s["G"], s["residual"], 20, 0, xp=xp),
+            ValueError,
+            r"pivot must be an integer in \[0, 19\], received 20",
+        ),
+        "icd_column k": (
+            lambda: lowrank.icd_column(Gaussian(0.5), X, s["G"], s["residual"], 1, 4, xp=xp),
+            ValueError,
+            r"k must be an integer in \[0, 3\], received 4",
+        ),
+        "icd_column d rows": (
+            lambda: lowrank.icd_column(Gaussian(0.5), X, s["G"], s["residual"][:5], 1, 0, xp=xp),
+            ValueError,
+            "inconsistent numbers of samples: .*'d': 5",
+        ),
+        "icd_column X NaN": (
+            lambda: lowrank.icd_column(
+                Gaussian(0.5), X * np.nan, s["G"], s["residual"], 1, 0, xp=xp
+            ),
+            ValueError,
+            "X must contain only finite",
+        ),
+        "icd_column kernel": (
+            lambda: lowrank.icd_column(object(), X, s["G"], s["residual"], 1, 0, xp=xp),
+            TypeError,
+            "kernel must be an lrkl.kernels.Kernel",
+        ),
+        "cholesky_features kernel": (
+            lambda: lowrank.cholesky_features("rbf", f.landmarks, f.L, X, xp=xp),
+            TypeError,
+            "kernel must be an lrkl.kernels.Kernel",
+        ),
+        "cholesky_features L": (
+            lambda: lowrank.cholesky_features(f.kernel, f.landmarks, f.L[:2], X, xp=xp),
+            ValueError,
+            r"L must have shape \(4, 4\)",
+        ),
+        "cholesky_features Z": (
+            lambda: lowrank.cholesky_features(f.kernel, f.landmarks, f.L, X[:, :1], xp=xp),
+            ValueError,
+            "Z must have 2 features like the landmarks",
+        ),
+        "cholesky_features Z NaN": (
+            lambda: lowrank.cholesky_features(f.kernel, f.landmarks, f.L, X * np.nan, xp=xp),
+            ValueError,
+            "Z must contain only finite",
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", list(_bad_solver_level_calls()))
+def test_solver_level_wrappers_refuse_bad_input_by_name(case):
+    call, error, message = _bad_solver_level_calls()[case]
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_solver_level_wrappers_agree_with_their_cores():
+    from lrkl.kernel_ridge import _solvers as ridge
+    from lrkl.kernel_ridge import primal_loo_errors, solve_primal, weigh_kernel
+    from lrkl.lowrank import _cholesky, _factor, cholesky_features, icd_column
+    from lrkl.lpmkl import (
+        _gfb,
+        _mkl,
+        auto_alpha_scale,
+        duality_gap,
+        hinge_intercept,
+        mkl_objective,
+        svm_dual_objective,
+    )
+
+    s = _solver_level_data()
+    xp, problem, d, sol, primal = s["xp"], s["problem"], s["d"], s["solution"], s["primal"]
+    Z, y, f, X, y_pm = s["Z"], s["y"], s["factor"], s["X"], s["y_pm"]
+    root = np.linspace(0.5, 1.5, 20)
+    pairs = [
+        (
+            duality_gap(problem, d, sol.alpha, eta=0.1, xp=xp),
+            _gfb._duality_gap(problem, d, sol.alpha, eta=0.1, xp=xp),
+        ),
+        (mkl_objective(sol, problem, d, xp=xp), _mkl._mkl_objective(sol, problem, d, xp=xp)),
+        (hinge_intercept(y, y_pm, xp=xp), _gfb._hinge_intercept(y, y_pm, xp=xp)),
+        (
+            auto_alpha_scale(problem, d, constant=0.3, xp=xp),
+            _gfb._auto_alpha_scale(problem, d, constant=0.3, xp=xp),
+        ),
+        (svm_dual_objective(sol, problem, xp=xp), _gfb._svm_dual_objective(sol, problem, xp=xp)),
+        (
+            solve_primal(primal, s["cholesky"], 0.5, xp=xp).coef,
+            ridge._solve_primal(primal, s["cholesky"], 0.5, xp=xp).coef,
+        ),
+        (
+            primal_loo_errors(Z, y, primal, s["eigh"], [0.1, 1.0], fit_intercept=True, xp=xp),
+            ridge._primal_loo_errors(
+                Z, y, primal, s["eigh"], [0.1, 1.0], fit_intercept=True, xp=xp
+            ),
+        ),
+        (weigh_kernel(s["K"], root), ridge._weigh_kernel(s["K"], root)),
+        (weigh_kernel(s["K"].tolist(), list(root)), ridge._weigh_kernel(s["K"], root)),
+        (
+            icd_column(f.kernel, X, f.G, f.residual, 3, 2, xp=xp),
+            _cholesky._icd_column(f.kernel, X, f.G, f.residual, 3, 2, xp=xp),
+        ),
+        (
+            cholesky_features(f.kernel, f.landmarks, f.L, X, xp=xp),
+            _factor._cholesky_features(f.kernel, f.landmarks, f.L, X, xp=xp),
+        ),
+    ]
+    for public, core in pairs:
+        np.testing.assert_array_equal(np.asarray(public), np.asarray(core))

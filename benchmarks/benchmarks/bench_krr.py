@@ -1,6 +1,10 @@
 """Prato & Zanni's regularised KRR: fit and path time per method against n, the path against
 one α, time per CG iteration with a stored K and on the fly, and CG's peak memory on the fly.
 
+Also: the estimators' fits on float64 and on float32 data (``*Float32``), whose sensitive parts
+(Gram, pivots, distances) accumulate in float64, so that the cost of that policy is measured:
+``LowRankRidge``/``LowRankRidgeCV`` on Nyström and ICD factors, ``KernelRidge(method="cg")``.
+
 The whole suite takes about two minutes on 2 cores. The target ratios themselves (against
 scikit-learn and the full SVD at n = 8192) and CG's memory at n = 10⁵ (one iteration there
 takes minutes on 2 cores) are measured by ``benchmarks/scripts/krr_targets.py``.
@@ -8,7 +12,7 @@ takes minutes on 2 cores) are measured by ``benchmarks/scripts/krr_targets.py``.
 
 from __future__ import annotations
 
-from lrkl import KernelRidge
+from lrkl import KernelRidge, LowRankRidge, LowRankRidgeCV
 from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, regularization_path
 from lrkl.kernel_ridge._regularization import kernel_operator, solve_cgls
 from lrkl.kernels import Gaussian
@@ -97,3 +101,62 @@ class CGMemory:
 
     def peakmem_cg_on_the_fly(self):
         solve_cgls(self.operator, self.y, 1)
+
+
+class LowRankRidgeFit(OnBackend):
+    """A ``LowRankRidge`` or ``LowRankRidgeCV`` (30 α, exact leave-one-out) fit on n rows: one
+    Gaussian kernel, a rank-100 Nyström or pivoted-ICD factor."""
+
+    params = ([20_000], ["nystrom", "icd"], ["LowRankRidge", "LowRankRidgeCV"], ["numpy", "cupy"])
+    param_names = ["n", "method", "estimator", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, method, estimator, backend):
+        self.use_backend(backend)
+        self.X, self.y = self.to_backend(*smooth_regression(n))
+        cls = LowRankRidge if estimator == "LowRankRidge" else LowRankRidgeCV
+        self.model = cls([KERNEL], rank=100, method=method, random_state=0)
+
+    def time_fit(self, n, method, estimator, backend):
+        self.model.fit(self.X, self.y)
+        self.sync()
+
+
+class LowRankRidgeFitFloat32(LowRankRidgeFit):
+    """The same fits of float32 data: Nyström's landmark block and eigenpairs and ICD's pivots
+    and residual diagonal in float64, the n-row work in float32."""
+
+    def setup(self, n, method, estimator, backend):
+        super().setup(n, method, estimator, backend)
+        self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
+
+
+class CGFit(OnBackend):
+    """A ``KernelRidge(method="cg")`` fit (50 CGLS iterations, kernel blocks on the fly or
+    stored as the estimator chooses) on n rows."""
+
+    params = ([2_000], ["numpy", "cupy"])
+    param_names = ["n", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, backend):
+        self.use_backend(backend)
+        self.X, self.y = self.to_backend(*smooth_regression(n))
+        self.model = KernelRidge(KERNEL, alpha=1.0, method="cg", max_iter=50)
+
+    def time_fit(self, n, backend):
+        self.model.fit(self.X, self.y)
+        self.sync()
+
+
+class CGFitFloat32(CGFit):
+    """The same fit of float32 data: the kernel blocks' distances accumulate in float64, the
+    iterates stay float32."""
+
+    def setup(self, n, backend):
+        super().setup(n, backend)
+        self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))

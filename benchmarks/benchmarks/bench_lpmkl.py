@@ -80,6 +80,15 @@ class Fit(OnBackend):
         LowRankMKLClassifier(rank=50, random_state=0).fit(self.X, self.y)
 
 
+class FitFloat32(Fit):
+    """The same fit of float32 data: the Nyström landmark blocks and eigenpairs and the kernels'
+    distances in float64, the GFB iterations in float32."""
+
+    def setup(self, n, backend):
+        super().setup(n, backend)
+        self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
+
+
 class Iterations:
     """GFB iterations and weight updates of the fit of :class:`Fit` (NumPy; one fit each n)."""
 

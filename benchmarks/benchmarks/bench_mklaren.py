@@ -60,6 +60,17 @@ class MklarenVsSamples(_MklarenFit):
         self.fit(rank, 10)
 
 
+class MklarenVsSamplesFloat32(MklarenVsSamples):
+    """The same fits of float32 data up to n = 1e4 (compare with ``MklarenVsSamples`` at the same
+    n): the pivots' Gaussian columns and the residual diagonal in float64, the rest float32."""
+
+    params = ([1_000, 10_000], [14], ["numpy"])
+
+    def setup(self, n, rank, backend):
+        super().setup(n, rank, backend)
+        self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
+
+
 class MklarenRank98(_MklarenFit):
     """Fit time at the authors' largest rank, K = 98 (7 Gaussian kernels, δ = 10)."""
 

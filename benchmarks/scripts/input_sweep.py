@@ -1801,14 +1801,19 @@ def alignment_cases() -> list[Case]:
     return out
 
 
-def lpmkl_cases() -> list[Case]:
-    out: list[Case] = []
-    xp = np
+def svm_features() -> tuple[list[np.ndarray], np.ndarray]:
+    """Two kernels' Nyström features of X0 and the labels ±1 of YC0: the SVM cases' data."""
     F = [
         np.asarray(lowrank.nystrom(Gaussian(0.5), X0, 5, random_state=0).transform(X0)),
         np.asarray(lowrank.nystrom(Linear(), X0, 3, random_state=0).transform(X0)),
     ]
-    ys = np.where(YC0 == 1, 1.0, -1.0)
+    return F, np.where(YC0 == 1, 1.0, -1.0)
+
+
+def lpmkl_cases() -> list[Case]:
+    out: list[Case] = []
+    xp = np
+    F, ys = svm_features()
     for kind, FF, y, C, refuse in (
         ("ok", F, ys, 1.0, False),
         ("C 0", F, ys, 0.0, True),
@@ -1962,6 +1967,221 @@ def lpmkl_cases() -> list[Case]:
     return out
 
 
+def wrapper_cases() -> list[Case]:
+    """The solver-level functions that validate and call a private core: the ℓp-MKL helpers
+    (duality gaps, objectives, the intercept, the α unit), the primal ridge pieces and the
+    Cholesky steps of ``lrkl.lowrank``."""
+    out: list[Case] = []
+    xp = np
+
+    def add(target: str, kind: str, fn: Callable[[], Any], names: tuple[str, ...], refuse: bool):
+        out.append(Case(target, kind, call_case(target, fn, names=names, must_refuse=refuse)))
+
+    F, ys = svm_features()
+    prob = lpmkl.svm_problem(F, ys, 1.0, xp=xp)
+    d = np.full(2, 0.5)
+    sol = lpmkl.gfb_svm(prob, d, xp=xp)
+    nan_row = np.where(np.arange(N) == 1, np.nan, 1.0)
+    for kind, dd, alpha, eta, refuse in (
+        ("ok", d, sol.alpha, 0.0, False),
+        ("d negative", -d, sol.alpha, 0.0, True),
+        ("d NaN", d * np.nan, sol.alpha, 0.0, True),
+        ("d wrong length", d[:1], sol.alpha, 0.0, True),
+        ("alpha NaN", d, sol.alpha * nan_row, 0.0, True),
+        ("alpha wrong length", d, sol.alpha[:-1], 0.0, True),
+        ("alpha 2-D", d, sol.alpha[:, None], 0.0, True),
+        ("alpha outside the box", d, sol.alpha + 10.0, 0.0, False),
+        ("eta -1", d, sol.alpha, -1.0, True),
+        ("eta nan", d, sol.alpha, np.nan, True),
+    ):
+        add(
+            "duality_gap",
+            kind,
+            lambda dd=dd, alpha=alpha, eta=eta: lpmkl.duality_gap(prob, dd, alpha, eta=eta, xp=xp),
+            ("d", "alpha", "eta"),
+            refuse,
+        )
+    for kind, ss, dd, refuse in (
+        ("ok", sol, d, False),
+        ("d zero", sol, np.zeros(2), False),
+        ("d negative", sol, -d, True),
+        ("d wrong length", sol, np.ones(3), True),
+        ("solution None", None, d, True),
+        ("solution w NaN", sol._replace(w=sol.w * np.nan), d, True),
+        ("solution decision short", sol._replace(decision=sol.decision[:-1]), d, True),
+    ):
+        add(
+            "mkl_objective",
+            kind,
+            lambda ss=ss, dd=dd: lpmkl.mkl_objective(ss, prob, dd, xp=xp),
+            ("d", "solution", "solution.w", "solution.decision"),
+            refuse,
+        )
+    for kind, ss, refuse in (
+        ("ok", sol, False),
+        ("solution None", None, True),
+        ("alpha None", sol._replace(alpha=None), True),
+        ("alpha NaN", sol._replace(alpha=sol.alpha * nan_row), True),
+    ):
+        add(
+            "svm_dual_objective",
+            kind,
+            lambda ss=ss: lpmkl.svm_dual_objective(ss, prob, xp=xp),
+            ("solution", "solution.alpha"),
+            refuse,
+        )
+    g = np.asarray(sol.decision)
+    for kind, gg, y, refuse in (
+        ("ok", g, ys, False),
+        ("labels 0/1", g, (ys + 1) / 2, True),
+        ("one class", g, np.ones(N), True),
+        ("y wrong length", g, ys[:-1], True),
+        ("decision NaN", g * nan_row, ys, True),
+        ("decision 1e300", g * 1e300, ys, False),
+        ("decision 2-D", g[:, None], ys, True),
+    ):
+        add(
+            "hinge_intercept",
+            kind,
+            lambda gg=gg, y=y: lpmkl.hinge_intercept(gg, y, xp=xp),
+            ("decision", "y"),
+            refuse,
+        )
+    for kind, dd, c, refuse in (
+        ("ok", d, 1.0, False),
+        ("d zero", np.zeros(2), 1.0, False),
+        ("d negative", -d, 1.0, True),
+        ("constant 0", d, 0.0, True),
+        ("constant nan", d, np.nan, True),
+        ("constant text", d, "a", True),
+    ):
+        add(
+            "auto_alpha_scale",
+            kind,
+            lambda dd=dd, c=c: lpmkl.auto_alpha_scale(prob, dd, constant=c, xp=xp),
+            ("d", "constant"),
+            refuse,
+        )
+
+    Z = np.asarray(lowrank.icd(Gaussian(0.5), X0, 5).G)
+    primal = kernel_ridge.primal_problem(Z, Y0, fit_intercept=True, xp=xp)
+    chol = kernel_ridge.make_solver(primal.gram, "cholesky", xp=xp)
+    eigh = kernel_ridge.make_solver(primal.gram, "eigh", xp=xp)
+    for kind, pp, solver, alpha, refuse in (
+        ("ok", primal, chol, 1.0, False),
+        ("eigh, alpha 0", primal, eigh, 0.0, False),
+        ("alpha -1", primal, chol, -1.0, True),
+        ("alpha nan", primal, chol, np.nan, True),
+        ("alpha 1e300", primal, chol, 1e300, False),
+        ("problem tuple", tuple(primal), chol, 1.0, True),
+        ("problem NaN", primal._replace(rhs=primal.rhs * np.nan), chol, 1.0, True),
+        ("solver a matrix", primal, primal.gram, 1.0, True),
+        (
+            "solver of another order",
+            primal,
+            kernel_ridge.make_solver(np.eye(3), "eigh", xp=xp),
+            1.0,
+            True,
+        ),
+    ):
+        add(
+            "solve_primal",
+            kind,
+            lambda pp=pp, solver=solver, alpha=alpha: kernel_ridge.solve_primal(
+                pp, solver, alpha, xp=xp
+            ),
+            ("problem", "problem.rhs", "solver", "alpha"),
+            refuse,
+        )
+    for kind, ZZ, y, solver, alphas, w, refuse in (
+        ("ok", Z, Y0, eigh, [0.1, 1.0], None, False),
+        ("weighted", Z, Y0, eigh, [0.1, 1.0], np.linspace(0.5, 2.0, N), False),
+        ("alphas empty", Z, Y0, eigh, [], None, True),
+        ("alphas 0", Z, Y0, eigh, [0.0], None, True),
+        ("alphas nan", Z, Y0, eigh, [np.nan], None, True),
+        ("alphas 1e300", Z, Y0, eigh, [1e300], None, False),
+        ("cholesky solver", Z, Y0, chol, [1.0], None, True),
+        ("Z NaN", Z * np.nan, Y0, eigh, [1.0], None, True),
+        ("Z wrong columns", Z[:, :-1], Y0, eigh, [1.0], None, True),
+        ("y wrong length", Z, Y0[:-1], eigh, [1.0], None, True),
+        ("y 2-D", Z, np.c_[Y0, Y0], eigh, [1.0], None, True),
+        ("weights negative", Z, Y0, eigh, [1.0], -np.ones(N), True),
+        ("weights zero", Z, Y0, eigh, [1.0], np.zeros(N), True),
+    ):
+        add(
+            "primal_loo_errors",
+            kind,
+            lambda ZZ=ZZ, y=y, solver=solver, alphas=alphas, w=w: kernel_ridge.primal_loo_errors(
+                ZZ, y, primal, solver, alphas, fit_intercept=True, xp=xp, sample_weight=w
+            ),
+            ("Z", "y", "solver", "alphas", "sample_weight"),
+            refuse,
+        )
+    K = Gaussian(0.5)(X0)
+    for kind, KK, w, refuse in (
+        ("ok", K, np.ones(N), False),
+        ("no weights", K, None, False),
+        ("lists", K.tolist(), [1.0] * N, False),
+        ("K NaN", np.where(np.eye(N) > 0, np.nan, K), None, True),
+        ("K non-square", K[:, :-1], None, True),
+        ("K 1-D", K[0], None, True),
+        ("weights negative", K, -np.ones(N), True),
+        ("weights zero", K, np.zeros(N), True),
+        ("weights NaN", K, nan_row, True),
+        ("weights wrong length", K, np.ones(N - 1), True),
+    ):
+        add(
+            "weigh_kernel",
+            kind,
+            lambda KK=KK, w=w: kernel_ridge.weigh_kernel(KK, w),
+            ("K", "sqrt_weight"),
+            refuse,
+        )
+
+    fac = lowrank.icd(Gaussian(0.5), X0, 5)
+    G0 = np.zeros((N, 3))
+    for kind, kernel, X, G, dd, pivot, k, refuse in (
+        ("ok", Gaussian(0.5), X0, G0, np.ones(N), 1, 0, False),
+        ("kernel a name", "rbf", X0, G0, np.ones(N), 1, 0, False),
+        ("kernel an object", object(), X0, G0, np.ones(N), 1, 0, True),
+        ("X NaN", Gaussian(0.5), X0 * np.nan, G0, np.ones(N), 1, 0, True),
+        ("d wrong length", Gaussian(0.5), X0, G0, np.ones(N - 1), 1, 0, True),
+        ("G wrong rows", Gaussian(0.5), X0, G0[:-1], np.ones(N), 1, 0, True),
+        ("pivot n", Gaussian(0.5), X0, G0, np.ones(N), N, 0, True),
+        ("pivot -1", Gaussian(0.5), X0, G0, np.ones(N), -1, 0, True),
+        ("pivot 1.5", Gaussian(0.5), X0, G0, np.ones(N), 1.5, 0, True),
+        ("k beyond G", Gaussian(0.5), X0, G0, np.ones(N), 1, 4, True),
+    ):
+        add(
+            "icd_column",
+            kind,
+            lambda kernel=kernel, X=X, G=G, dd=dd, pivot=pivot, k=k: lowrank.icd_column(
+                kernel, X, G, dd, pivot, k, xp=xp
+            ),
+            ("kernel", "X", "G", "d", "pivot", "k"),
+            refuse,
+        )
+    for kind, kernel, S, L, Zn, refuse in (
+        ("ok", fac.kernel, fac.landmarks, fac.L, XT0, False),
+        ("kernel a name", "rbf", fac.landmarks, fac.L, XT0, True),
+        ("L wrong shape", fac.kernel, fac.landmarks, fac.L[:-1], XT0, True),
+        ("L NaN", fac.kernel, fac.landmarks, fac.L * np.nan, XT0, True),
+        ("Z wrong columns", fac.kernel, fac.landmarks, fac.L, XT0[:, :-1], True),
+        ("Z NaN", fac.kernel, fac.landmarks, fac.L, XT0 * np.nan, True),
+        ("Z 1-D", fac.kernel, fac.landmarks, fac.L, XT0[0], True),
+    ):
+        add(
+            "cholesky_features",
+            kind,
+            lambda kernel=kernel, S=S, L=L, Zn=Zn: lowrank.cholesky_features(
+                kernel, S, L, Zn, xp=xp
+            ),
+            ("kernel", "landmarks", "L", "Z"),
+            refuse,
+        )
+    return out
+
+
 def build_cases() -> list[Case]:
     cases: list[Case] = []
     for name in ESTIMATORS:
@@ -1974,6 +2194,7 @@ def build_cases() -> list[Case]:
     cases += ridge_cases()
     cases += alignment_cases()
     cases += lpmkl_cases()
+    cases += wrapper_cases()
     return cases
 
 

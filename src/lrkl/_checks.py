@@ -41,10 +41,12 @@ def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = Fals
     return float(value)
 
 
-def check_integer(value: Any, *, name: str, low: int = 1) -> int:
-    """``value`` as an int if it is an integer ``>= low`` (NumPy integers included, booleans
-    refused), else a :class:`ValueError`."""
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-        msg = f"{name} must be an integer >= {low}, received {value!r}"
+def check_integer(value: Any, *, name: str, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int if it is an integer ``>= low`` (and ``<= high`` when given; NumPy
+    integers included, booleans refused), else a :class:`ValueError`."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
+    if not ok or (high is not None and value > high):
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        msg = f"{name} must be an integer {bound}, received {value!r}"
         raise ValueError(msg)
     return int(value)

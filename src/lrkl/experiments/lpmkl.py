@@ -53,7 +53,8 @@ from lrkl.experiments._common import (
 )
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank import LowRankFeatures
-from lrkl.lpmkl import SVM_SOLVERS, LowRankMKLClassifier, svm_dual_objective, svm_problem
+from lrkl.lpmkl import SVM_SOLVERS, LowRankMKLClassifier, svm_problem
+from lrkl.lpmkl._gfb import _svm_dual_objective
 from lrkl.lpmkl._host_solvers import require_clarabel
 
 DESCRIPTION = "ℓp-norm MKL with low-rank kernels (Rakotomamonjy & Chanda): Figures 1–7"
@@ -287,7 +288,7 @@ def _solve(problem, m: int, solver: str, env, **options) -> dict:
     d = from_host(np.full(m, 1.0 / m), xp=xp, device=device)
     solver_fn = SVM_SOLVERS[solver]
     solution, seconds = timed(xp, solver_fn, problem, d, state=None, eta=0.0, xp=xp, **options)
-    objective = svm_dual_objective(solution, problem, xp=xp)
+    objective = _svm_dual_objective(solution, problem, xp=xp)
     return {"seconds": seconds, "objective": objective, "iterations": solution.n_iter}
 
 

@@ -46,8 +46,8 @@ from lrkl.kernel_ridge import (
     UniformKernelRidge,
     make_solver,
     primal_problem,
-    solve_primal,
 )
+from lrkl.kernel_ridge._solvers import _solve_primal
 from lrkl.kernels import Gaussian, Kernel, Precomputed
 from lrkl.mklaren._estimator import MklarenRegressor
 
@@ -424,7 +424,7 @@ def _sentiment_fold(
         solver = make_solver(problem.gram, "eigh", xp=hxp)
         best = None
         for lbd in lambdas:
-            w = solve_primal(problem, solver, lbd, xp=hxp).coef
+            w = _solve_primal(problem, solver, lbd, xp=hxp).coef
             score = _scores(y[val], ymean + features(X[val]) @ w)[1]
             if best is None or score < best[0]:
                 best = (score, w)

@@ -21,7 +21,7 @@ from lrkl._validation import (
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor
 from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
-from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, weigh_kernel
+from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, _weigh_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import _as_dtype
 
@@ -107,7 +107,7 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         positive = not centred or bool(xp.all(weights >= 0))
         root = None if sample_weight is None else xp.sqrt(sample_weight)
         solver = _make_solver(
-            weigh_kernel(combined, root), "cholesky" if positive else "eigh", xp=xp
+            _weigh_kernel(combined, root), "cholesky" if positive else "eigh", xp=xp
         )
         dual, intercept = _solve_dual(
             solver, y, alpha, fit_intercept=self.fit_intercept, xp=xp, sqrt_weight=root

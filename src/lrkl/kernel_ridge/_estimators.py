@@ -38,9 +38,9 @@ from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
     _make_solver,
+    _primal_loo_errors,
     _primal_problem,
-    primal_loo_errors,
-    solve_primal,
+    _solve_primal,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
@@ -254,7 +254,7 @@ class LowRankRidge(LRKLRegressor):
         *,
         xp: Any,
     ) -> None:
-        coef, intercept = solve_primal(problem, solver, alpha, xp=xp)
+        coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
         self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
         self.features_ = features
         self.factors_ = features.factors_
@@ -436,7 +436,7 @@ class LowRankRidgeCV(LowRankRidge):
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
         if self.cv is None:
-            loo = primal_loo_errors(
+            loo = _primal_loo_errors(
                 Z,
                 y,
                 problem,
@@ -494,7 +494,7 @@ class LowRankRidgeCV(LowRankRidge):
         w_te = None if sample_weight is None else xp.take(sample_weight, te, axis=0)
         errors = []
         for alpha in alphas:
-            coef, intercept = solve_primal(problem, solver, alpha, xp=xp)
+            coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
             sq = (Z_te @ coef + intercept - y_te) ** 2
             sq = sq if sq.ndim == 1 else xp.mean(sq, axis=1)
             mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)

@@ -36,7 +36,7 @@ from lrkl.kernel_ridge._solvers import (
     RidgeCoefficients,
     _make_solver,
     _solve_dual,
-    weigh_kernel,
+    _weigh_kernel,
 )
 from lrkl.kernels import Kernel
 
@@ -114,7 +114,7 @@ def rls_problem(
     check_option(bias, BIASES, name="bias")
     S = K + 1.0 if bias == "penalized" else K  # K + 11ᵀ
     return RLSProblem(
-        _make_solver(weigh_kernel(S, sqrt_weight), solver, xp=xp), bias, sqrt_weight, xp
+        _make_solver(_weigh_kernel(S, sqrt_weight), solver, xp=xp), bias, sqrt_weight, xp
     )
 
 

@@ -29,10 +29,11 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
-from lrkl._backend import check_array, device_of
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, eigh
+from lrkl._validation import check_grid
 
 __all__ = [
     "KERNEL_RIDGE_SOLVERS",
@@ -151,10 +152,7 @@ def make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
     """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``, a
     finite square symmetric positive semi-definite matrix (a kernel or a Gram matrix)."""
     check_option(solver, sorted(KERNEL_RIDGE_SOLVERS), name="solver")
-    S = check_array(S, name="S", ndim=2, xp=xp)
-    if S.shape[0] != S.shape[1]:
-        msg = f"S must be a square matrix, received shape {tuple(S.shape)}"
-        raise ValueError(msg)
+    S = _check_square(S, name="S", xp=xp)
     return _make_solver(S, solver, xp=xp)
 
 
@@ -173,10 +171,35 @@ def _check_rows(a: Any, n: int, *, name: str, ndim: tuple[int, ...], xp: ModuleT
 
 
 def _check_nonnegative(a: Array, *, name: str, xp: ModuleType) -> Array:
+    """``a`` if its values are ≥ 0 and not all zero (weights that leave some data), else an
+    error."""
     if not bool(xp.all(a >= 0.0)):
         msg = f"{name} must be non-negative, received a negative value"
         raise ValueError(msg)
+    if not bool(xp.any(a > 0.0)):
+        msg = f"{name} must be non-negative with at least one positive value, received all zeros"
+        raise ValueError(msg)
     return a
+
+
+def _check_square(S: Any, *, name: str, xp: ModuleType) -> Array:
+    """``S`` checked as a finite square matrix, or an error naming ``name``."""
+    S = check_array(S, name=name, ndim=2, xp=xp)
+    if S.shape[0] != S.shape[1]:
+        msg = f"{name} must be a square matrix, received shape {tuple(S.shape)}"
+        raise ValueError(msg)
+    return S
+
+
+def _check_solver(solver: Any, *, eigh_only: bool = False) -> int:
+    """The order ``k`` of the matrix ``solver`` was set up on, if it comes from
+    :func:`make_solver` (an ``"eigh"`` one where ``eigh_only``), else a TypeError."""
+    kinds = EighSolver if eigh_only else CholeskySolver | EighSolver
+    if not isinstance(solver, kinds):
+        which = "make_solver(..., 'eigh')" if eigh_only else "make_solver"
+        msg = f"solver must come from {which}, received {type(solver).__name__}"
+        raise TypeError(msg)
+    return solver.S.shape[0] if isinstance(solver, CholeskySolver) else solver.U.shape[0]
 
 
 class RidgeCoefficients(NamedTuple):
@@ -192,7 +215,26 @@ class RidgeCoefficients(NamedTuple):
 
 def weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
     """``S K S`` with ``S = diag(√w)``: the matrix :func:`solve_dual` wants its solver set up
-    on for sample weights ``w`` (``K`` itself without weights)."""
+    on for sample weights ``w`` (``K`` itself without weights).
+
+    ``K`` must be a finite square matrix and ``sqrt_weight`` None or a finite 1-D array of one
+    value ≥ 0 per row of ``K``, not all zero, in the same array library (lists are taken as
+    NumPy arrays); anything else is refused with a ValueError or TypeError naming the argument.
+    """
+    # lists are taken as NumPy, as the estimators take them
+    K = ensure_array(K, name="K")
+    if sqrt_weight is not None:
+        sqrt_weight = ensure_array(sqrt_weight, name="sqrt_weight")
+    xp = get_namespace(K) if sqrt_weight is None else get_namespace(K, sqrt_weight)
+    K = _check_square(K, name="K", xp=xp)
+    if sqrt_weight is not None:
+        sqrt_weight = _check_rows(sqrt_weight, K.shape[0], name="sqrt_weight", ndim=(1,), xp=xp)
+        _check_nonnegative(sqrt_weight, name="sqrt_weight", xp=xp)
+    return _weigh_kernel(K, sqrt_weight)
+
+
+def _weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
+    """:func:`weigh_kernel` on trusted inputs."""
     if sqrt_weight is None:
         return K
     return sqrt_weight[:, None] * K * sqrt_weight[None, :]
@@ -220,13 +262,10 @@ def solve_dual(
     set up on ``S K S`` (:func:`weigh_kernel`).
 
     ``y`` and ``sqrt_weight`` must be finite with one row per row of the solver's matrix,
-    ``sqrt_weight`` non-negative, ``alpha`` a finite number ≥ 0.
+    ``sqrt_weight`` non-negative and not all zero, ``alpha`` a finite number ≥ 0.
     """
-    if not isinstance(solver, CholeskySolver | EighSolver):
-        msg = f"solver must come from make_solver, received {type(solver).__name__}"
-        raise TypeError(msg)
+    n = _check_solver(solver)
     check_number(alpha, name="alpha")
-    n = solver.S.shape[0] if isinstance(solver, CholeskySolver) else solver.U.shape[0]
     y = _check_rows(y, n, name="y", ndim=(1, 2), xp=xp)
     if sqrt_weight is not None:
         sqrt_weight = _check_rows(sqrt_weight, n, name="sqrt_weight", ndim=(1,), xp=xp)
@@ -292,7 +331,7 @@ def primal_problem(
     weighted means and the statistics ``Z_cᵀ W Z_c``, ``Z_cᵀ W y_c`` (scikit-learn's ``Ridge``).
 
     In-memory ``Z``, ``y`` and ``sample_weight`` must be finite with the same number of rows, the
-    weights non-negative (a Dask ``Z`` is checked in its pass over the rows).
+    weights non-negative and not all zero (a Dask ``Z`` is checked in its pass over the rows).
     """
     if not is_dask_array(Z):
         Z = check_array(Z, name="Z", ndim=2, xp=xp)
@@ -373,7 +412,55 @@ def solve_primal(
     """Primal weights ``w = (Z_cᵀZ_c + αI)⁻¹ Z_cᵀ y_c`` and ``b = ȳ − z̄ᵀ w``.
 
     ``solver`` is set up on ``problem.gram``.
+
+    ``problem`` must be a :class:`PrimalProblem` of finite arrays of consistent shapes,
+    ``solver`` come from :func:`make_solver` on a ``k × k`` matrix (``k`` features) and
+    ``alpha`` be a finite number ≥ 0; anything else is refused with a ValueError or TypeError
+    naming the argument.
     """
+    k = _check_primal(problem, xp=xp)
+    _check_solver_order(solver, k)
+    check_number(alpha, name="alpha")
+    return _solve_primal(problem, solver, float(alpha), xp=xp)
+
+
+def _check_primal(problem: Any, *, xp: ModuleType) -> int:
+    """The number of features ``k`` of ``problem`` if it is a :class:`PrimalProblem` of finite
+    arrays of consistent shapes, else an error naming ``problem``."""
+    if not isinstance(problem, PrimalProblem):
+        msg = (
+            "problem must be a PrimalProblem (from primal_problem), received "
+            f"{type(problem).__name__}"
+        )
+        raise TypeError(msg)
+    k = _check_square(problem.gram, name="problem.gram", xp=xp).shape[0]
+    rhs = _check_rows(problem.rhs, k, name="problem.rhs", ndim=(1, 2), xp=xp)
+    _check_rows(problem.feature_mean, k, name="problem.feature_mean", ndim=(1,), xp=xp)
+    target_mean = check_array(problem.target_mean, name="problem.target_mean", ndim=(0, 1), xp=xp)
+    if tuple(target_mean.shape) != tuple(rhs.shape[1:]):
+        msg = (
+            f"problem.target_mean must have shape {tuple(rhs.shape[1:])} like one row of "
+            f"problem.rhs, received {tuple(target_mean.shape)}"
+        )
+        raise ValueError(msg)
+    return k
+
+
+def _check_solver_order(solver: Any, k: int, *, eigh_only: bool = False) -> None:
+    """Refuse a ``solver`` that is not from :func:`make_solver` or not set up on a k × k matrix."""
+    order = _check_solver(solver, eigh_only=eigh_only)
+    if order != k:
+        msg = (
+            f"solver must be set up on the problem's {k} × {k} Gram matrix, received one of "
+            f"order {order}"
+        )
+        raise ValueError(msg)
+
+
+def _solve_primal(
+    problem: PrimalProblem, solver: RidgeSolver, alpha: float, /, *, xp: ModuleType
+) -> RidgeCoefficients:
+    """:func:`solve_primal` on trusted inputs."""
     coef = solver.solve(problem.rhs, alpha)
     intercept = problem.target_mean - problem.feature_mean @ coef
     return RidgeCoefficients(coef, xp.asarray(intercept, device=device_of(coef)))
@@ -400,7 +487,59 @@ def primal_loo_errors(
     ``Pᵀ Y = Vᵀ Z_cᵀ y_c`` (the problem's right-hand side): a Dask ``Z`` is one graph over its
     row chunks. Sample weights ``w`` scale the rows by ``√w`` (the intercept's term becomes
     ``√w √wᵀ / Σw``) and weigh the mean; rows of weight 0 add nothing.
+
+    ``problem`` must be a :class:`PrimalProblem` of ``k`` features, ``solver`` an ``"eigh"``
+    solver from :func:`make_solver` on its ``k × k`` Gram matrix, ``alphas`` a non-empty
+    sequence of finite numbers > 0; in-memory ``Z`` (``k`` columns), ``y`` (shaped like the
+    problem's targets) and ``sample_weight`` (≥ 0, not all zero) finite with the same number of
+    rows (a Dask ``Z`` is checked in its pass over the rows). Anything else is refused with a
+    ValueError or TypeError naming the argument.
     """
+    k = _check_primal(problem, xp=xp)
+    _check_solver_order(solver, k, eigh_only=True)
+    alphas = check_grid(alphas, name="alphas")
+    if not is_dask_array(Z):
+        Z = check_array(Z, name="Z", ndim=2, xp=xp)
+        if Z.shape[1] != k:
+            msg = f"Z must have the problem's {k} feature columns, received shape {tuple(Z.shape)}"
+            raise ValueError(msg)
+        y = _check_rows(y, Z.shape[0], name="y", ndim=(1, 2), xp=xp)
+        if tuple(y.shape[1:]) != tuple(problem.rhs.shape[1:]):
+            msg = (
+                f"y must have {problem.rhs.ndim} dimension(s) like the problem's targets, "
+                f"received shape {tuple(y.shape)}"
+            )
+            raise ValueError(msg)
+        if sample_weight is not None:
+            sample_weight = _check_rows(
+                sample_weight, Z.shape[0], name="sample_weight", ndim=(1,), xp=xp
+            )
+            _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
+    return _primal_loo_errors(
+        Z,
+        y,
+        problem,
+        solver,
+        alphas,
+        fit_intercept=bool(fit_intercept),
+        xp=xp,
+        sample_weight=sample_weight,
+    )
+
+
+def _primal_loo_errors(
+    Z: Array,  # shape: (n, k), the features the problem was built from
+    y: Array,  # shape: (n,) or (n, t)
+    problem: PrimalProblem,
+    solver: EighSolver,  # set up on problem.gram
+    alphas: Sequence[float],
+    /,
+    *,
+    fit_intercept: bool,
+    xp: ModuleType,
+    sample_weight: Array | None = None,
+) -> list[float]:
+    """:func:`primal_loo_errors` on trusted inputs."""
     n = Z.shape[0]
     total = float(n) if sample_weight is None else float(xp.sum(sample_weight))
     rhs = problem.rhs[:, None] if problem.rhs.ndim == 1 else problem.rhs

@@ -6,8 +6,16 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of, require_finite, widest_float
+from lrkl._backend import (
+    check_array,
+    check_consistent_length,
+    device_of,
+    require_finite,
+    widest_float,
+)
+from lrkl._checks import check_integer
 from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
+from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
 
@@ -55,7 +63,7 @@ def scaled_column(
 
 def icd_column(
     kernel: Kernel,
-    X: Array,  # shape: (n, dim), validated
+    X: Array,  # shape: (n, dim)
     G: Array,  # shape: (n, cols), columns [0, k) hold the current Cholesky columns
     d: Array,  # shape: (n,), residual diagonal diag(K − G Gᵀ), exactly 0 at chosen pivots
     pivot: int,
@@ -80,14 +88,19 @@ def icd_column(
       semi-definite, so ``|E_ji| ≤ sqrt(E_jj E_ii) = 0``;
     - ``g = 0`` (the whole column) when ``d_i ≤ 0``: nothing is left to explain at that pivot.
 
-    No value is read back to the host, so the function runs on any device without a sync.
+    No value is read back to the host by the computation, so :func:`_icd_column` (what ICD, CSI
+    and Mklaren call) runs on any device without a sync; this public function first validates
+    its arguments: ``kernel`` a Kernel (its ``"scale"`` widths resolved on ``X``), ``X``, ``G``
+    and ``d`` finite arrays of ``xp`` with the same number of rows ``n`` (2-D, 2-D and 1-D),
+    ``pivot`` an integer in ``[0, n)`` and ``k`` one in ``[0, cols]``; anything else is refused
+    with a ValueError or TypeError naming the argument.
 
     Parameters
     ----------
     kernel : Kernel
         The kernel; ``kernel._evaluate(X, X[i:i+1], xp=xp)`` gives column ``i`` of ``K``.
     X : array, shape (n, dim)
-        Training inputs, already validated (finite, floating, same namespace as ``G``).
+        Training inputs (finite, same namespace as ``G``).
     G : array, shape (n, cols)
         Factor under construction; only ``G[:, :k]`` is read.
     d : array, shape (n,)
@@ -114,6 +127,27 @@ def icd_column(
     >>> icd_column(Linear(), X, G, d, 1, 0, xp=xp)
     Array([1., 2.], dtype=array_api_strict.float64)
     """
+    X = check_array(X, name="X", xp=xp)
+    G = check_array(G, name="G", xp=xp)
+    d = check_array(d, name="d", ndim=1, dtype=G.dtype, xp=xp)
+    check_consistent_length(X=X, G=G, d=d)
+    kernel = check_kernel(kernel, X)
+    pivot = check_integer(pivot, name="pivot", low=0, high=X.shape[0] - 1)
+    k = check_integer(k, name="k", low=0, high=G.shape[1])
+    return _icd_column(kernel, X, G, d, pivot, k, xp=xp)
+
+
+def _icd_column(
+    kernel: Kernel,
+    X: Array,  # shape: (n, dim), validated
+    G: Array,  # shape: (n, cols)
+    d: Array,  # shape: (n,)
+    pivot: int,
+    k: int,
+    *,
+    xp: ModuleType,
+) -> Array:
+    """:func:`icd_column` on trusted inputs."""
     i = int(pivot)
     col = _as_dtype(kernel._evaluate(X, X[i : i + 1, ...], xp=xp)[:, 0], G.dtype, xp=xp)
     return _cholesky_column(col, G, d, i, k, xp=xp)

@@ -84,7 +84,7 @@ class LowRankFactor(NamedTuple):
             )
             raise ValueError(msg)
         if self.L is not None:
-            return cholesky_features(self.kernel, self.landmarks, self.L, Z, xp=xp)
+            return _cholesky_features(self.kernel, self.landmarks, self.L, Z, xp=xp)
         block = _as_dtype(self.kernel._evaluate(Z, self.landmarks, xp=xp), Z.dtype, xp=xp)
         return block @ self.projection
 
@@ -112,7 +112,7 @@ def cholesky_features(
     kernel: Kernel,
     landmarks: Array,  # shape: (r, dim), the pivot rows X[S] in pivot order
     L: Array,  # shape: (r, r), lower triangular G[S, :]
-    Z: Array,  # shape: (m, dim), validated
+    Z: Array,  # shape: (m, dim)
     *,
     xp: ModuleType,
 ) -> Array:
@@ -121,7 +121,39 @@ def cholesky_features(
     ``L`` may hold zero columns (a pivot whose residual was ``≤ 0``, which :func:`icd_column`
     turns into a zero column): the matching feature is then exactly 0 and that pivot is left out
     of the solve, which is what the training factor holds too. Costs ``O(m r (dim + r))``.
+
+    ``kernel`` must be a Kernel, ``landmarks`` (``r × dim``), ``L`` (``r × r``, its lower
+    triangle is read) and ``Z`` (``m × dim``) finite arrays of ``xp``; anything else is refused
+    with a ValueError or TypeError naming the argument.
     """
+    if not isinstance(kernel, Kernel):
+        msg = f"kernel must be an lrkl.kernels.Kernel, received {type(kernel).__name__}"
+        raise TypeError(msg)
+    landmarks = check_array(landmarks, name="landmarks", min_rows=0, xp=xp)
+    L = check_array(L, name="L", ndim=2, min_rows=0, xp=xp)
+    r = landmarks.shape[0]
+    if tuple(L.shape) != (r, r):
+        msg = f"L must have shape ({r}, {r}), one row per landmark, received {tuple(L.shape)}"
+        raise ValueError(msg)
+    Z = check_array(Z, name="Z", dtype=L.dtype, xp=xp)
+    if Z.shape[1] != landmarks.shape[1]:
+        msg = (
+            f"Z must have {landmarks.shape[1]} features like the landmarks, received shape "
+            f"{tuple(Z.shape)}"
+        )
+        raise ValueError(msg)
+    return _cholesky_features(kernel, landmarks, L, Z, xp=xp)
+
+
+def _cholesky_features(
+    kernel: Kernel,
+    landmarks: Array,  # shape: (r, dim), the pivot rows X[S] in pivot order
+    L: Array,  # shape: (r, r), lower triangular G[S, :]
+    Z: Array,  # shape: (m, dim), validated
+    *,
+    xp: ModuleType,
+) -> Array:
+    """:func:`cholesky_features` on trusted inputs."""
     r = L.shape[0]
     if r == 0:
         return xp.zeros((Z.shape[0], 0), dtype=L.dtype, device=device_of(L))

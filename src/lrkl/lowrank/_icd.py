@@ -20,7 +20,7 @@ from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
     _diagonal,
     _factor,
-    icd_column,
+    _icd_column,
     remove_column,
     residual_tolerance,
     scaled_column,
@@ -103,7 +103,7 @@ def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> 
         i = int(xp.argmax(d))
         if not float(d[i]) > tol:
             break
-        g = icd_column(kernel, X, G, d, i, k, xp=xp)
+        g = _icd_column(kernel, X, G, d, i, k, xp=xp)
         G[:, k] = g
         d = remove_column(d, g, i, tol, xp=xp, check_psd=not kernel.psd_by_construction)
         pivots.append(i)

@@ -17,7 +17,7 @@ from lrkl._validation import (
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import _svm_problem, duality_gap
+from lrkl.lpmkl._gfb import _duality_gap, _svm_problem
 from lrkl.lpmkl._mkl import MKL_STOPS, SVM_SOLVERS, MKLState, _lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
@@ -277,7 +277,7 @@ class LowRankMKLClassifier(LRKLClassifier):
             gap = (
                 float("nan")
                 if alpha is None
-                else duality_gap(problem, result.weights, alpha, eta=float(self.eta), xp=xp)
+                else _duality_gap(problem, result.weights, alpha, eta=float(self.eta), xp=xp)
             )
             results.append((result, coef, gap))
         self._set_fitted(results, classes, xp=xp, device=dev)

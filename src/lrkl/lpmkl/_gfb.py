@@ -43,7 +43,9 @@ __all__ = [
     "SVMProblem",
     "SVMSolution",
     "auto_alpha_scale",
+    "check_labels",
     "check_problem",
+    "check_solution",
     "check_weights",
     "dual_solution",
     "duality_gap",
@@ -131,10 +133,19 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
                 f"received shape {tuple(V.shape)}"
             )
             raise ValueError(msg)
-    if not bool(xp.all((y == 1.0) | (y == -1.0))):
-        msg = "y must hold the labels -1 and 1 (encode {0, 1} labels as 2 y - 1)"
-        raise ValueError(msg)
+    check_labels(y, xp=xp)
     return _svm_problem(features, y, C, xp=xp)
+
+
+def check_labels(y: Array, *, name: str = "y", both: bool = False, xp: ModuleType) -> Array:
+    """``y`` if every value is −1 or 1 (and, with ``both``, each occurs), else a ValueError."""
+    if not bool(xp.all((y == 1.0) | (y == -1.0))):
+        msg = f"{name} must hold the labels -1 and 1 (encode {{0, 1}} labels as 2 y - 1)"
+        raise ValueError(msg)
+    if both and not (bool(xp.any(y == 1.0)) and bool(xp.any(y == -1.0))):
+        msg = f"{name} must hold both labels -1 and 1, received one class only"
+        raise ValueError(msg)
+    return y
 
 
 def check_problem(problem: Any) -> SVMProblem:
@@ -158,6 +169,32 @@ def check_weights(d: Any, problem: SVMProblem, *, name: str = "d", xp: ModuleTyp
         )
         raise ValueError(msg)
     return d
+
+
+def check_solution(
+    solution: Any, problem: SVMProblem, *, need_alpha: bool = False, xp: ModuleType
+) -> SVMSolution:
+    """``solution`` if it is an :class:`SVMSolution` whose arrays are finite and shaped for
+    ``problem`` (``alpha`` present where ``need_alpha``), else an error naming ``solution``."""
+    if not isinstance(solution, SVMSolution):
+        msg = f"solution must be an SVMSolution, received {type(solution).__name__}"
+        raise TypeError(msg)
+    if need_alpha and solution.alpha is None:
+        msg = "solution must hold a dual point alpha (liblinear's solutions give none)"
+        raise ValueError(msg)
+    m, n, R = problem.V.shape
+    expected = {"w": (m, R), "decision": (n,), "intercept": ()}
+    if solution.alpha is not None:
+        expected["alpha"] = (n,)
+    for field, shape in expected.items():
+        a = check_array(getattr(solution, field), name=f"solution.{field}", ndim=len(shape), xp=xp)
+        if tuple(a.shape) != shape:
+            msg = (
+                f"solution.{field} must have shape {shape} to match the problem, received "
+                f"{tuple(a.shape)}"
+            )
+            raise ValueError(msg)
+    return solution
 
 
 def _svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType) -> SVMProblem:
@@ -194,7 +231,20 @@ def auto_alpha_scale(
     that matters, ``t⁴ λ_max λ_eff ≈ 1``; the box makes ``λ_eff`` fall like 1/C, hence the
     rule. It is a heuristic, fitted on a panel; ``t = 1`` (the paper's iteration) once
     ``C ≥ c·λ``.
+
+    ``problem`` comes from :func:`svm_problem`, ``d`` holds one finite weight ≥ 0 per kernel
+    and ``constant`` is a finite number > 0; anything else is refused with a ValueError or
+    TypeError naming the argument.
     """
+    d = check_weights(d, problem, xp=xp)
+    constant = check_number(constant, name="constant", strict=True)
+    return _auto_alpha_scale(problem, d, constant=constant, xp=xp)
+
+
+def _auto_alpha_scale(
+    problem: SVMProblem, d: Array, *, constant: float = AUTO_SCALE_CONSTANT, xp: ModuleType
+) -> float:
+    """:func:`auto_alpha_scale` on trusted inputs."""
     bound = float(xp.sum(d * xp.max(problem.s, axis=1)))
     if bound <= 0.0:
         return 1.0
@@ -218,7 +268,25 @@ def hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
     The loss is piecewise linear with breakpoints ``t_i = y_i − g_i`` and slope ``−n₊`` on the
     left; each breakpoint adds 1, so the slope vanishes between the ``n₊``-th and ``(n₊+1)``-th.
     At an exact SVM solution with a margin support vector this is the ``b`` of ``y_i f(x_i) = 1``.
+
+    ``decision`` is a finite 1-D array and ``y`` holds one label −1 or 1 per decision value,
+    both labels present (with one class the minimisers are a half-line without a middle);
+    anything else is refused with a ValueError or TypeError naming the argument.
     """
+    decision = check_array(decision, name="decision", ndim=1, xp=xp)
+    y = check_array(y, name="y", ndim=1, dtype=decision.dtype, xp=xp)
+    if y.shape[0] != decision.shape[0]:
+        msg = (
+            f"y must hold one label per decision value ({decision.shape[0]}), received shape "
+            f"{tuple(y.shape)}"
+        )
+        raise ValueError(msg)
+    check_labels(y, both=True, xp=xp)
+    return _hinge_intercept(decision, y, xp=xp)
+
+
+def _hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
+    """:func:`hinge_intercept` on trusted inputs."""
     t = xp.sort(y - decision)
     n_pos = int(xp.sum(xp.astype(y > 0, xp.int64)))
     return 0.5 * (t[n_pos - 1] + t[n_pos])
@@ -403,7 +471,7 @@ def _gfb_svm(
     m, n, R = problem.V.shape
     dev = device_of(d)
     dtype = problem.V.dtype
-    t = auto_alpha_scale(problem, d, xp=xp) if alpha_scale == "auto" else float(alpha_scale)
+    t = _auto_alpha_scale(problem, d, xp=xp) if alpha_scale == "auto" else float(alpha_scale)
     if not (0.0 < t * t < math.inf and math.isfinite(problem.C / t)):
         msg = (
             f"alpha_scale must be a positive number whose square and C/alpha_scale are finite "
@@ -441,7 +509,7 @@ def _gfb_svm(
         if stop == "gap":
             if n_iter % GAP_EVERY:
                 continue
-            gap = duality_gap(problem, d, t * beta, eta=eta, xp=xp)
+            gap = _duality_gap(problem, d, t * beta, eta=eta, xp=xp)
             _require_finite(gap, n_iter, eta, t)
             if gap <= tol:
                 converged = True
@@ -503,13 +571,39 @@ def duality_gap(
     ``f = Σ_j α_j y_j (K_d + ηI)(x_j, ·) + b`` with the intercept of the KKT conditions. Any
     such pair has ``D ≤ D* = P* ≤ P``, so the gap bounds how far both are from the optimum.
     Costs two passes over the features and a sort.
+
+    ``problem`` comes from :func:`svm_problem`, ``d`` holds one finite weight ≥ 0 per kernel,
+    ``alpha`` is a finite 1-D array of one value per training row and ``eta`` a finite number
+    ≥ 0; anything else is refused with a ValueError or TypeError naming the argument.
     """
+    d = check_weights(d, problem, xp=xp)
+    alpha = _check_alpha(alpha, problem, xp=xp)
+    eta = check_number(eta, name="eta")
+    return _duality_gap(problem, d, alpha, eta=eta, xp=xp)
+
+
+def _check_alpha(alpha: Any, problem: SVMProblem, *, xp: ModuleType) -> Array:
+    """``alpha`` checked as a finite 1-D array of one value per row of ``problem``."""
+    alpha = check_array(alpha, name="alpha", ndim=1, dtype=problem.V.dtype, xp=xp)
+    n = problem.V.shape[1]
+    if alpha.shape[0] != n:
+        msg = (
+            f"alpha must hold one value per training row ({n}), received shape {tuple(alpha.shape)}"
+        )
+        raise ValueError(msg)
+    return alpha
+
+
+def _duality_gap(
+    problem: SVMProblem, d: Array, alpha: Array, *, eta: float = 0.0, xp: ModuleType
+) -> float:
+    """:func:`duality_gap` on trusted inputs."""
     y = problem.y
     alpha = _feasible(alpha, problem, xp=xp)
     decision = _decision(problem, d[:, None] * _kernel_products(problem, alpha, xp=xp), xp=xp)
     decision = decision + eta * y * alpha
     quadratic = xp.sum(y * alpha * decision)
-    margins = y * (decision + hinge_intercept(decision, y, xp=xp))
+    margins = y * (decision + _hinge_intercept(decision, y, xp=xp))
     primal = 0.5 * quadratic + problem.C * xp.sum(xp.clip(1.0 - margins, min=0.0))
     dual = xp.sum(alpha) - 0.5 * quadratic
     scale = xp.maximum(xp.abs(primal), xp.abs(dual))
@@ -530,11 +624,23 @@ def dual_solution(
     and the intercept of the KKT conditions (:func:`hinge_intercept`)."""
     w = d[:, None] * _kernel_products(problem, alpha, xp=xp)
     decision = _decision(problem, w, xp=xp)
-    intercept = hinge_intercept(decision, problem.y, xp=xp)
+    intercept = _hinge_intercept(decision, problem.y, xp=xp)
     return SVMSolution(alpha, w, decision, intercept, n_iter, converged, state)
 
 
 def svm_dual_objective(solution: SVMSolution, problem: SVMProblem, *, xp: ModuleType) -> float:
-    """The objective of (4), ``½ αᵀ Y K_d Y α − 1ᵀα``, at the solution's ``alpha``."""
+    """The objective of (4), ``½ αᵀ Y K_d Y α − 1ᵀα``, at the solution's ``alpha``.
+
+    ``problem`` comes from :func:`svm_problem` and ``solution`` is an :class:`SVMSolution` of
+    it with a dual point ``alpha`` (finite arrays of the problem's shapes); anything else is
+    refused with a ValueError or TypeError naming the argument.
+    """
+    check_problem(problem)
+    check_solution(solution, problem, need_alpha=True, xp=xp)
+    return _svm_dual_objective(solution, problem, xp=xp)
+
+
+def _svm_dual_objective(solution: SVMSolution, problem: SVMProblem, *, xp: ModuleType) -> float:
+    """:func:`svm_dual_objective` on trusted inputs."""
     alpha = solution.alpha
     return float(0.5 * xp.sum(problem.y * alpha * solution.decision) - xp.sum(alpha))

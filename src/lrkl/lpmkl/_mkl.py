@@ -27,10 +27,11 @@ from lrkl.lpmkl._gfb import (
     SVMSolution,
     _feasible,
     _gfb_svm,
+    _hinge_intercept,
     _kernel_products,
     check_problem,
+    check_solution,
     check_weights,
-    hinge_intercept,
 )
 
 __all__ = [
@@ -71,7 +72,22 @@ def _lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
 
 def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: ModuleType) -> float:
     """The MKL primal ``½ Σ_k ‖f_k‖²/d_k + C Σ_i max(0, 1 − y_i f(x_i))`` at a solution (a
-    kernel with ``d_k = 0`` contributes nothing)."""
+    kernel with ``d_k = 0`` contributes nothing).
+
+    ``problem`` comes from :func:`lrkl.lpmkl.svm_problem`, ``solution`` is an
+    :class:`~lrkl.lpmkl.SVMSolution` of it (finite arrays of the problem's shapes) and ``d``
+    holds one finite weight ≥ 0 per kernel; anything else is refused with a ValueError or
+    TypeError naming the argument.
+    """
+    d = check_weights(d, problem, xp=xp)
+    check_solution(solution, problem, xp=xp)
+    return _mkl_objective(solution, problem, d, xp=xp)
+
+
+def _mkl_objective(
+    solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: ModuleType
+) -> float:
+    """:func:`mkl_objective` on trusted inputs."""
     norms2 = xp.sum(solution.w * solution.w, axis=1)
     positive = d > 0
     ratio = xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0)
@@ -108,12 +124,7 @@ def mkl_duality_gap(
     check_problem(problem)
     check_number(p, name="p", low=1.0)
     check_number(eta, name="eta")
-    if not isinstance(solution, SVMSolution):
-        msg = f"solution must be an SVMSolution, received {type(solution).__name__}"
-        raise TypeError(msg)
-    if solution.alpha is None:
-        msg = "mkl_duality_gap needs a solution with a dual point alpha (liblinear gives none)"
-        raise ValueError(msg)
+    check_solution(solution, problem, need_alpha=True, xp=xp)
     return _mkl_duality_gap(problem, solution, float(p), eta=float(eta), xp=xp)
 
 
@@ -131,7 +142,7 @@ def _mkl_duality_gap(
         - 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
     )
     decision = solution.decision + eta * y * solution.alpha
-    margins = y * (decision + hinge_intercept(decision, y, xp=xp))
+    margins = y * (decision + _hinge_intercept(decision, y, xp=xp))
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
     regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
     # the function's own ηI part: its weights are the solution's α, not the feasible one's
@@ -336,7 +347,7 @@ def _lp_mkl(
         )
         state = solution.state
         svm_iterations += solution.n_iter
-        objectives.append(mkl_objective(solution, problem, d, xp=xp))
+        objectives.append(_mkl_objective(solution, problem, d, xp=xp))
         if not math.isfinite(objectives[-1]):
             msg = (
                 f"the MKL objective became {objectives[-1]} after {n_iter} weight updates: the "

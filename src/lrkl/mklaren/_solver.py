@@ -51,7 +51,7 @@ from lrkl.lowrank._cholesky import (
     remove_column,
     residual_tolerance,
 )
-from lrkl.lowrank._factor import cholesky_features
+from lrkl.lowrank._factor import _cholesky_features
 
 __all__ = [
     "FIRST_PIVOT_RULES",
@@ -526,7 +526,7 @@ def out_of_sample_features(
     ``O(k_q²)`` per point. For a training point the result is its row of the training factor.
     """
     return [
-        cholesky_features(kernel, Xs, Lq, Xnew, xp=xp)
+        _cholesky_features(kernel, Xs, Lq, Xnew, xp=xp)
         for kernel, Xs, Lq in zip(kernels, pivot_X, chol, strict=True)
     ]
 

@@ -49,7 +49,7 @@ from lrkl._validation import (
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
-from lrkl.kernel_ridge._solvers import PrimalProblem, _make_solver, solve_primal
+from lrkl.kernel_ridge._solvers import PrimalProblem, _make_solver, _solve_primal
 from lrkl.kernels import Kernel
 from lrkl.slkl._solver import (
     DEFAULT_MEMORY_BUDGET,
@@ -1048,7 +1048,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         primal = PrimalProblem(
             problem.B, problem.b, hxp.asarray(problem.mean), hxp.asarray(problem.y_mean)
         )
-        fit = solve_primal(
+        fit = _solve_primal(
             primal, _make_solver(primal.gram, "cholesky", xp=hxp), 1.0 / weight, xp=hxp
         )
         # Column c_m = k(·, x_m)/√k(x_m, x_m): the dual coefficient of centre m is g_m/√k_mm.
