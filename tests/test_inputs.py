@@ -797,3 +797,13 @@ def test_solver_level_wrappers_agree_with_their_cores():
     ]
     for public, core in pairs:
         np.testing.assert_array_equal(np.asarray(public), np.asarray(core))
+
+
+def test_svm_problem_refuses_one_class():
+    import array_api_compat.numpy as xp
+
+    from lrkl import lpmkl
+
+    V = np.random.default_rng(0).standard_normal((6, 2))
+    with pytest.raises(ValueError, match=r"y must hold both labels -1 and 1"):
+        lpmkl.svm_problem([V], np.ones(6), 1.0, xp=xp)

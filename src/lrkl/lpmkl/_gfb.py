@@ -114,8 +114,8 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
     ``O(n R_k²)`` each, and stacked.
 
     ``features`` is a non-empty sequence of finite 2-D arrays of ``xp`` with ``n`` rows each,
-    ``y`` holds the labels −1 and 1 (in the features' dtype), ``C > 0``; anything else is
-    refused with a ValueError or TypeError naming the argument.
+    ``y`` holds the labels −1 and 1, each at least once (in the features' dtype), ``C > 0``;
+    anything else is refused with a ValueError or TypeError naming the argument.
     """
     check_number(C, name="C", strict=True)
     if isinstance(features, str) or not isinstance(features, Sequence) or not features:
@@ -133,7 +133,7 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
                 f"received shape {tuple(V.shape)}"
             )
             raise ValueError(msg)
-    check_labels(y, xp=xp)
+    check_labels(y, both=True, xp=xp)  # one class has no margin: the intercept is undefined
     return _svm_problem(features, y, C, xp=xp)
 
 
