@@ -173,9 +173,13 @@ def _check_rows(a: Any, n: int, *, name: str, ndim: tuple[int, ...], xp: ModuleT
     return a
 
 
-def _check_nonnegative(a: Array, *, name: str, xp: ModuleType) -> Array:
+def _check_nonnegative(a: Array, *, name: str, xp: ModuleType, positive: bool = False) -> Array:
+    """``a`` if no entry is negative (and, with ``positive``, one entry is above zero)."""
     if not bool(xp.all(a >= 0.0)):
         msg = f"{name} must be non-negative, received a negative value"
+        raise ValueError(msg)
+    if positive and not bool(xp.any(a > 0.0)):
+        msg = f"{name} must have at least one positive weight, received only zeros"
         raise ValueError(msg)
     return a
 
@@ -320,7 +324,8 @@ def primal_problem(
             sample_weight = _check_rows(
                 sample_weight, Z.shape[0], name="sample_weight", ndim=(1,), xp=xp
             )
-            _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
+            # all-zero weights leave no data: the weighted means were 0 / 0
+            _check_nonnegative(sample_weight, name="sample_weight", xp=xp, positive=True)
     return _primal_problem(
         Z, y, fit_intercept=bool(fit_intercept), xp=xp, sample_weight=sample_weight
     )
