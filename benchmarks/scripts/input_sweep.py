@@ -1220,7 +1220,9 @@ def kernel_api_cases() -> list[Case]:
                         lambda kern=kern, X=X: kern().resolve(X()),
                         names=("X",),
                         must_refuse=refuse,
-                        same_as=(lambda kern=kern: kern().resolve(X0)) if kind in EQUIVALENT else None,
+                        same_as=(lambda kern=kern: kern().resolve(X0))
+                        if kind in EQUIVALENT
+                        else None,
                     ),
                 )
             )

@@ -41,10 +41,14 @@ def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = Fals
     return float(value)
 
 
-def check_integer(value: Any, *, name: str, low: int = 1) -> int:
-    """``value`` as an int if it is an integer ``>= low`` (NumPy integers included, booleans
-    refused), else a :class:`ValueError`."""
+def check_integer(value: Any, *, name: str, low: int = 1, high: int | None = None) -> int:
+    """``value`` as an int if it is an integer ``>= low`` (and ``<= high``; NumPy integers
+    included, booleans refused), else a :class:`ValueError`."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-        msg = f"{name} must be an integer >= {low}, received {value!r}"
+        bound = f">= {low}" if high is None else f"in [{low}, {high}]"
+        msg = f"{name} must be an integer {bound}, received {value!r}"
+        raise ValueError(msg)
+    if high is not None and value > high:
+        msg = f"{name} must be an integer in [{low}, {high}], received {value!r}"
         raise ValueError(msg)
     return int(value)

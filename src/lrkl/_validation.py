@@ -188,9 +188,9 @@ def check_X(
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (
-            f"Expected 2D array for X, got {X.ndim}D array instead (shape {tuple(X.shape)}). Reshape "
-            "your data either using array.reshape(-1, 1) if your data has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample."
+            f"Expected 2D array for X, got {X.ndim}D array instead (shape {tuple(X.shape)}). "
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample."
         )
         raise ValueError(msg)
     for axis, what in enumerate(("sample", "feature")):

@@ -73,7 +73,9 @@ def _unit_scale_alignment(
                 "the scale of the kernels or of y: divide them by a constant first"
             )
             raise ValueError(msg)
-        out.append(values * xp.asarray([min(x, top) for x in f], dtype=a.dtype, device=device_of(a)))
+        out.append(
+            values * xp.asarray([min(x, top) for x in f], dtype=a.dtype, device=device_of(a))
+        )
     return out[0], xp.reshape(out[1], (p, p))
 
 

@@ -69,7 +69,8 @@ class LowRankFactor(NamedTuple):
         return type(self), tuple(self)
 
     def transform(self, X: Array, /) -> Array:
-        """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``; ``transform(X_train) ≈ G``.
+        """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``;
+        ``transform(X_train) ≈ G``.
 
         ICD and CSI: ``g(x) = L^{−1} k(S, x)`` by a triangular solve; Nyström:
         ``g(x) = projectionᵀ k(S, x)``. Costs ``O(m r (dim + r))``.
@@ -92,7 +93,9 @@ class LowRankFactor(NamedTuple):
 # --------------------------------------------------------------------------- validation
 
 
-def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples (the rows of X)") -> int:
+def _check_rank(
+    rank: Any, n: int, name: str = "rank", bound: str = "n_samples (the rows of X)"
+) -> int:
     integer = isinstance(rank, numbers.Integral) and not isinstance(rank, bool)
     if not integer or not 1 <= rank <= n:
         msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"

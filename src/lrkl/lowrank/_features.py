@@ -291,7 +291,9 @@ def _check_y_rows(y: Any, n: int) -> None:
         try:
             rows = len(y)
         except TypeError:
-            msg = f"y must be an array-like with one entry per row of X, received {type(y).__name__}"
+            msg = (
+                f"y must be an array-like with one entry per row of X, received {type(y).__name__}"
+            )
             raise TypeError(msg) from None
     if rows != n:
         msg = f"y must have one entry per row of X ({n}), received {rows}"
