@@ -523,7 +523,7 @@ def test_shape_errors_name_x(X, message):
 
 def test_classifier_errors_name_y():
     X, _, _ = _sweep_data()
-    with pytest.raises(ValueError, match="at least 2 classes in y"):
+    with pytest.raises(ValueError, match="needs y with samples of at least 2 classes"):
         SLKLClassifier(random_state=0).fit(X, np.ones(40))
     with pytest.raises(ValueError, match=r"y must be a 1-D array of class labels"):
         SLKLClassifier(random_state=0).fit(X, np.ones((40, 1, 2)))

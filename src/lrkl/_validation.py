@@ -298,7 +298,7 @@ def check_classification_X_y(
     check_consistent_length(X=X, y=codes)
     if classes.shape[0] < 2:
         msg = (
-            f"{name} needs samples of at least 2 classes in y, received 1 class: "
+            f"{name} needs y with samples of at least 2 classes, received 1 class: "
             f"{classes.tolist()!r}"
         )
         raise ValueError(msg)

@@ -93,12 +93,11 @@ class LowRankFactor(NamedTuple):
 # --------------------------------------------------------------------------- validation
 
 
-def _check_rank(
-    rank: Any, n: int, name: str = "rank", bound: str = "n_samples (the rows of X)"
-) -> int:
+def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples") -> int:
     integer = isinstance(rank, numbers.Integral) and not isinstance(rank, bool)
     if not integer or not 1 <= rank <= n:
-        msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
+        rows = " (the rows of X)" if bound == "n_samples" else ""
+        msg = f"{name} must be an integer between 1 and {bound}={n}{rows}, received {rank!r}"
         raise ValueError(msg)
     return int(rank)
 
