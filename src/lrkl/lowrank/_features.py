@@ -9,6 +9,7 @@ from typing import Any
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from lrkl._backend import host_namespace
 from lrkl._base import LRKLTransformer
 from lrkl._dask import concat_columns, is_dask_array, rowwise
 from lrkl._validation import (
@@ -289,8 +290,8 @@ def _check_y_rows(y: Any, n: int) -> None:
     rows = shape[0] if shape is not None and len(shape) > 0 else None
     if rows is None:
         try:
-            rows = len(y)
-        except TypeError:
+            rows = len(y) if hasattr(y, "__len__") else host_namespace().asarray(y).shape[0]
+        except (TypeError, ValueError, IndexError):
             msg = (
                 f"y must be an array-like with one entry per row of X, received {type(y).__name__}"
             )
