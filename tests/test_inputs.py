@@ -807,3 +807,185 @@ def test_svm_problem_refuses_one_class():
     V = np.random.default_rng(0).standard_normal((6, 2))
     with pytest.raises(ValueError, match=r"y must hold both labels -1 and 1"):
         lpmkl.svm_problem([V], np.ones(6), 1.0, xp=xp)
+
+
+# --------------------------------------------------------------------------- issue 33 sweep
+
+
+def _sweep_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    return X, np.sin(X[:, 0]) + X[:, 1], rng.normal(size=(10, 3))
+
+
+@pytest.mark.parametrize("kernel", [Linear(), Gaussian(gamma=0.5)])
+@pytest.mark.parametrize(
+    ("X", "sample_weight", "message"),
+    [
+        (np.full((4, 2), np.nan), None, "X must contain only finite values"),
+        (np.ones(4), None, "X must have ndim"),
+        (np.ones((0, 2)), None, "X must have at least 1 row"),
+        (np.ones((4, 2)), np.ones(3), "sample_weight must have one entry per row of X"),
+        (np.ones((4, 2)), -np.ones(4), "sample_weight must be >= 0"),
+    ],
+)
+def test_resolve_checks_x_and_weights_for_every_kernel(kernel, X, sample_weight, message):
+    """A kernel without "scale" parameters takes nothing from X, but resolve refuses what fit
+    refuses (Linear().resolve took NaN, 1-D or empty X and weights of any length)."""
+    with pytest.raises(ValueError, match=message):
+        kernel.resolve(X, sample_weight)
+
+
+def test_kernels_take_numbers_written_as_text_as_the_estimators_do():
+    X, _, T = _data_text = _sweep_data()
+    kernel = Gaussian().resolve(X)
+    assert Gaussian().resolve(X.astype(str)) == kernel
+    np.testing.assert_array_equal(kernel(X.astype(str), T), kernel(X, T))
+    with pytest.raises(ValueError, match="X must hold numbers, received text such as 'high'"):
+        kernel(np.where(X > 1, "high", X.astype(str)), T)
+
+
+def test_low_rank_features_refuse_a_y_of_other_rows():
+    X, y, _ = _sweep_data()
+    with pytest.raises(ValueError, match=r"y must have one entry per row of X \(40\), received 37"):
+        LowRankFeatures(kernels=[Gaussian()], rank=5).fit(X, y[:-3])
+    labels = np.where(y > 0, "pos", "neg")  # ignored: any labels of the right length
+    LowRankFeatures(kernels=[Gaussian()], rank=5).fit(X, labels)
+
+
+def test_low_rank_factor_transform_names_its_argument_x():
+    from lrkl import lowrank
+
+    X, _, _ = _sweep_data()
+    factor = lowrank.icd(Gaussian(gamma=0.5), X, 5)
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        factor.transform(np.full((2, 3), np.nan))
+    with pytest.raises(ValueError, match="X must have 3 features"):
+        factor.transform(X[:, :2])
+
+
+def test_factor_alignment_names_the_factors_of_other_rows():
+    from lrkl import alignment
+
+    X, y, _ = _sweep_data()
+    with pytest.raises(ValueError, match=r"factors must all have one row per sample.*factors\[1\]"):
+        alignment.factor_alignment([X, X[:-1]], y)
+
+
+@pytest.mark.parametrize(
+    ("X", "message"),
+    [
+        (np.ones(5), "Expected 2D array for X"),
+        (np.ones((5, 2, 1)), "Expected 2D array for X"),
+        (np.ones((0, 2)), r"X is empty: found array with 0 sample\(s\)"),
+        (np.ones((5, 0)), r"X is empty: found array with 0 feature\(s\)"),
+    ],
+)
+def test_shape_errors_name_x(X, message):
+    with pytest.raises(ValueError, match=message):
+        KernelRidge().fit(X, np.ones(X.shape[0]))
+
+
+def test_classifier_errors_name_y():
+    X, _, _ = _sweep_data()
+    with pytest.raises(ValueError, match="needs y with samples of at least 2 classes"):
+        SLKLClassifier(random_state=0).fit(X, np.ones(40))
+    with pytest.raises(ValueError, match=r"y must be a 1-D array of class labels"):
+        SLKLClassifier(random_state=0).fit(X, np.ones((40, 1, 2)))
+
+
+def test_solver_functions_name_an_argument_of_text():
+    from lrkl import kernel_ridge
+
+    X, y, _ = _sweep_data()
+    with pytest.raises(TypeError, match="Z must hold real numbers"):
+        kernel_ridge.primal_problem(X.astype(str), y, fit_intercept=True, xp=np)
+    with pytest.raises(ValueError, match="sample_weight must have at least one positive weight"):
+        kernel_ridge.primal_problem(X, y, fit_intercept=True, xp=np, sample_weight=np.zeros(40))
+
+
+def test_solve_dual_takes_or_refuses_large_sqrt_weight_by_name():
+    """√w of 1e300 overflowed the intercept's sums (NaN coefficients, no error)."""
+    from lrkl import kernel_ridge
+
+    X, y, _ = _sweep_data()
+    K = Gaussian(gamma=0.5)(X)
+    for solver in ("cholesky", "eigh"):
+        # consistent use: the solver on S K S; the model of weights w is that of w / t, α / t
+        root = np.full(40, 2.0**100)
+        got = kernel_ridge.solve_dual(
+            kernel_ridge.make_solver(kernel_ridge.weigh_kernel(K, root), solver, xp=np),
+            y,
+            1.0,
+            fit_intercept=True,
+            xp=np,
+            sqrt_weight=root,
+        )
+        ref = kernel_ridge.solve_dual(
+            kernel_ridge.make_solver(K, solver, xp=np), y, 2.0**-200, fit_intercept=True, xp=np
+        )
+        np.testing.assert_allclose(got.coef, ref.coef, rtol=1e-9)
+        np.testing.assert_allclose(got.intercept, ref.intercept, rtol=1e-9)
+        with pytest.raises(ValueError, match="sqrt_weight is too large"):
+            kernel_ridge.solve_dual(
+                kernel_ridge.make_solver(K, solver, xp=np),
+                y,
+                1.0,
+                fit_intercept=True,
+                xp=np,
+                sqrt_weight=np.full(40, 1e300),
+            )
+
+
+def test_unit_sample_weights_fit_as_none():
+    """The weighted path rounds its means differently; at LowRankRidgeCV's small α that moved
+    the predictions by 2e-9 of their spread. Equal weights now take the unweighted path."""
+    X, y, T = _sweep_data()
+    for model in (
+        LowRankRidgeCV(kernels=[Gaussian(), Linear()], random_state=0),
+        KernelRidge(alpha=1e-6),
+    ):
+        plain = clone(model).fit(X, y).predict(T)
+        np.testing.assert_array_equal(
+            clone(model).fit(X, y, sample_weight=np.ones(40)).predict(T), plain
+        )
+        np.testing.assert_array_equal(
+            clone(model).fit(X, y, sample_weight=[1.0] * 40).predict(T), plain
+        )
+
+
+def test_float16_polynomial_kernel_ridge_cv_chooses_the_float64_alpha():
+    """A low-rank kernel's float32 eigenvalues of rounding alone made a spurious minimum of the
+    leave-one-out errors (α = 1.5e-6 where float64 chose 0.61)."""
+    from lrkl.kernels import Polynomial
+
+    X, y, T = _sweep_data()
+    Xh, Th = X.astype(np.float16), T.astype(np.float16)
+    half = KernelRidgeCV(kernel=Polynomial(2)).fit(Xh, y)
+    full = KernelRidgeCV(kernel=Polynomial(2)).fit(Xh.astype(np.float64), y)
+    assert half.alpha_ == full.alpha_
+    expected = full.predict(Th.astype(np.float64))
+    np.testing.assert_allclose(half.predict(Th), expected, atol=1e-3 * np.ptp(expected))
+
+
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda: LowRankRidgeCV(n_alphas=10_001), "n_alphas"),
+        (lambda: SLKLRegressorCV(n_nus=1_001), "n_nus"),
+        (lambda: LowRankMKLClassifier(max_outer_iter=10_001), "max_outer_iter"),
+    ],
+)
+def test_grid_sizes_and_loops_are_bounded(make, name):
+    X, y, _ = _sweep_data()
+    with pytest.raises(ValueError, match=name):
+        make().fit(X, (y > 0).astype(int))
+
+
+def test_lp_mkl_bounds_max_outer_iter():
+    from lrkl import lpmkl
+
+    X, y, _ = _sweep_data()
+    problem = lpmkl.svm_problem([X], np.where(y > 0, 1.0, -1.0), 1.0, xp=np)
+    with pytest.raises(ValueError, match=r"max_outer_iter must be an integer in \[1, 10000\]"):
+        lpmkl.lp_mkl(problem, 2.0, xp=np, max_outer_iter=10**9, tol=0.0, weight_tol=0.0)

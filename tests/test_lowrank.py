@@ -331,11 +331,11 @@ def test_bad_input_raises(backend, data):
     with pytest.raises(ValueError, match="lookahead must be an integer >= 0"):
         lowrank.csi(Gaussian(gamma=1.0), Xb, yb, 3, lookahead=-2)
     f = lowrank.icd(Gaussian(gamma=1.0), Xb, 3)
-    with pytest.raises(ValueError, match="Z must have 3 features"):
+    with pytest.raises(ValueError, match="X must have 3 features"):
         f.transform(backend.asarray(Z[:, :2]))
     Znan = Z.copy()
     Znan[0, 0] = np.inf
-    with pytest.raises(ValueError, match="Z must contain only finite values"):
+    with pytest.raises(ValueError, match="X must contain only finite values"):
         f.transform(backend.asarray(Znan))
 
 

@@ -10,6 +10,7 @@ estimators take a power of two out of ``y`` before anything is squared
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 
 import numpy as np
@@ -186,3 +187,25 @@ def test_sample_weights_and_alpha_scaled_together_give_the_same_fit(name):
         np.testing.assert_allclose(
             model.predict(T), expected, rtol=0, atol=TOLERANCE * np.ptp(expected)
         )
+
+
+@pytest.mark.parametrize(("k", "c"), [(1e300, 1.0), (1e150, 1.0), (1.0, 1e300), (1e-300, 1e-100)])
+def test_kernel_alignment_is_computed_on_unit_scale(k, c):
+    """K of 1e300 overflowed M = ⟨K, K⟩ to inf/NaN silently (and y of 1e300 made a NaN); the
+    statistics are computed on unit-scale inputs, and refused by name where they themselves
+    leave float64."""
+    from lrkl.alignment import kernel_alignment
+    from lrkl.kernels import Gaussian, Linear
+
+    X, y, _ = _data()
+    Ks = [Gaussian(gamma=0.5)(X), Linear()(X)]
+    a0, M0 = kernel_alignment(Ks, y)
+    scaled, yc = [K * k for K in Ks], y * c
+    if math.isfinite(k * k * 1e4) and math.isfinite(k * c * c * 1e4):
+        with np.errstate(over="raise", invalid="raise"):
+            a, M = kernel_alignment(scaled, yc)
+        np.testing.assert_allclose(a, a0 * (k * c * c), rtol=1e-12, atol=0)
+        np.testing.assert_allclose(M, M0 * (k * k), rtol=1e-12, atol=0)
+    else:
+        with pytest.raises(ValueError, match="out of range for kernel_alignment"):
+            kernel_alignment(scaled, yc)

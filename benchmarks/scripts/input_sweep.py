@@ -1087,7 +1087,12 @@ def call_case(
     names: tuple[str, ...],
     must_refuse: bool = False,
     check: Callable[[Any], None] | None = None,
+    same_as: Callable[[], Any] | None = None,
 ) -> Callable[[], Outcome]:
+    """``fn()`` classified; ``same_as()`` is the call on the plain float64 array of the same
+    numbers, which an equivalent input (a list, a DataFrame, numbers written as text) must
+    reproduce."""
+
     def run() -> Outcome:
         try:
             result = quiet(fn)
@@ -1099,11 +1104,29 @@ def call_case(
             finite(result)
             if check is not None:
                 check(result)
+            if same_as is not None:
+                same_result(result, quiet(same_as))
         except SilentWrong as exc:
             return Outcome("SILENT-WRONG", str(exc))
         return Outcome("OK")
 
     return run
+
+
+def same_result(got: Any, ref: Any, depth: int = 0) -> None:
+    """Raise :class:`SilentWrong` unless ``got`` holds the numbers of ``ref`` (to 1e-12 of its
+    largest magnitude): arrays, tuples of them (a factor), kernels (by their parameters)."""
+    if isinstance(ref, np.ndarray) or isinstance(got, np.ndarray):
+        g, r = np.asarray(got, dtype=np.float64), np.asarray(ref, dtype=np.float64)
+        if g.shape != r.shape or not np.allclose(g, r, rtol=0, atol=1e-12 * np.abs(r).max()):
+            msg = "the result differs from that of the same numbers in a float64 array"
+            raise SilentWrong(msg)
+    elif isinstance(ref, tuple) and depth < 3:
+        for g, r in zip(got, ref, strict=True):
+            same_result(g, r, depth + 1)
+    elif isinstance(ref, lrkl.kernels.Kernel) and repr(got) != repr(ref):
+        msg = f"resolved to {got!r}, the float64 array's to {ref!r}"
+        raise SilentWrong(msg)
 
 
 def finite(result: Any, depth: int = 0) -> None:
@@ -1142,7 +1165,12 @@ def bad_arrays() -> list[tuple[str, Callable[[], Any], bool]]:
     return [
         ("NaN", lambda: put(np.nan), True),
         ("inf", lambda: put(np.inf), True),
-        ("text", lambda: X0.astype(str), True),
+        # Numbers written as text are numbers for the kernels and the functions too, as for the
+        # estimators (lrkl's one conversion, ``ensure_array``; scikit-learn's check_array takes
+        # an object array of numeric strings the same way): one policy for the whole API. They
+        # must give the result of the same numbers in an array (EQUIVALENT); words are refused.
+        ("numeric text", lambda: X0.astype(str), False),
+        ("text (words)", lambda: np.where(X0 > 1, "high", X0.astype(str)), True),
         ("object text", lambda: np.where(X0 > 1, "u", X0).astype(object), True),
         ("ragged", lambda: [list(r) for r in X0[:-1]] + [[1.0]], True),
         ("dict", lambda: dict(enumerate(X0)), True),
@@ -1167,6 +1195,10 @@ def bad_arrays() -> list[tuple[str, Callable[[], Any], bool]]:
     ]
 
 
+#: Inputs of :func:`bad_arrays` that hold the numbers of ``X0`` exactly.
+EQUIVALENT = {"numeric text", "list", "DataFrame"}
+
+
 def kernel_api_cases() -> list[Case]:
     out: list[Case] = []
     Kg = Gaussian(0.5)(X0)
@@ -1188,6 +1220,9 @@ def kernel_api_cases() -> list[Case]:
                         lambda kern=kern, X=X: kern().resolve(X()),
                         names=("X",),
                         must_refuse=refuse,
+                        same_as=(lambda kern=kern: kern().resolve(X0))
+                        if kind in EQUIVALENT
+                        else None,
                     ),
                 )
             )
@@ -1200,6 +1235,9 @@ def kernel_api_cases() -> list[Case]:
                         lambda kern=kern, X=X: kern().resolve(X0)(X(), XT0),
                         names=("X",),
                         must_refuse=refuse,
+                        same_as=(lambda kern=kern: kern().resolve(X0)(X0, XT0))
+                        if kind in EQUIVALENT
+                        else None,
                     ),
                 )
             )
@@ -1212,6 +1250,9 @@ def kernel_api_cases() -> list[Case]:
                         lambda kern=kern, X=X: kern().resolve(X0).diag(X()),
                         names=("X",),
                         must_refuse=refuse,
+                        same_as=(lambda kern=kern: kern().resolve(X0).diag(X0))
+                        if kind in EQUIVALENT
+                        else None,
                     ),
                 )
             )
@@ -1402,7 +1443,13 @@ def lowrank_cases() -> list[Case]:
                 Case(
                     fname,
                     f"X {kind}",
-                    call_case(fname, lambda fn=fn, X=X: fn(X()), names=("X",), must_refuse=refuse),
+                    call_case(
+                        fname,
+                        lambda fn=fn, X=X: fn(X()),
+                        names=("X",),
+                        must_refuse=refuse,
+                        same_as=(lambda fn=fn: fn(X0)) if kind in EQUIVALENT else None,
+                    ),
                 )
             )
         rank_name = "n_landmarks" if fname == "nystrom" else "rank"
@@ -1506,7 +1553,8 @@ def lowrank_cases() -> list[Case]:
     for kind, y, refuse in (
         ("NaN", lambda: np.where(np.arange(N) == 1, np.nan, Y0), True),
         ("wrong length", lambda: Y0[:-1], True),
-        ("text", lambda: Y0.astype(str), True),
+        ("numeric text", lambda: Y0.astype(str), False),
+        ("text (words)", lambda: np.where(Y0 > 1, "high", Y0.astype(str)), True),
         ("2-D", lambda: np.c_[Y0, Y0], False),
         ("list", lambda: Y0.tolist(), False),
         ("y * 1e300", lambda: Y0 * 1e300, False),
@@ -1522,6 +1570,7 @@ def lowrank_cases() -> list[Case]:
                     lambda y=y: lowrank.csi(g, X0, y(), 5),
                     names=("y", "Y"),
                     must_refuse=refuse,
+                    same_as=(lambda: lowrank.csi(g, X0, Y0, 5)) if kind == "numeric text" else None,
                 ),
             )
         )
@@ -1578,6 +1627,7 @@ def lowrank_cases() -> list[Case]:
                     lambda X=X: fac.transform(X()),
                     names=("X",),
                     must_refuse=refuse,
+                    same_as=(lambda: fac.transform(X0)) if kind in EQUIVALENT else None,
                 ),
             )
         )
@@ -1731,7 +1781,10 @@ def alignment_cases() -> list[Case]:
         ("y * 1e300", Ks, Y0 * 1e300, False),
         ("K list", [k.tolist() for k in Ks], Y0, False),
         ("K 1e300", [k * 1e300 for k in Ks], Y0, False),
-        ("K text", [k.astype(str) for k in Ks], Y0, True),
+        ("K numeric text", [k.astype(str) for k in Ks], Y0, False),
+        ("K text (words)", [np.where(k > 0.9, "high", k.astype(str)) for k in Ks], Y0, True),
+        ("y * 1e-300", Ks, Y0 * 1e-300, False),
+        ("K 1e150", [k * 1e150 for k in Ks], Y0, False),
         ("not a list", Ks[0], Y0, False),
     ):
         out.append(

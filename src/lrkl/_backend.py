@@ -169,7 +169,11 @@ def check_array(
     if x.ndim == 2 and x.shape[1] < 1:
         msg = f"{name} must have at least 1 column, received shape {tuple(x.shape)}"
         raise ValueError(msg)
-    target = float_dtype(x, xp=xp) if dtype is None else dtype
+    try:
+        target = float_dtype(x, xp=xp) if dtype is None else dtype
+    except TypeError:
+        msg = f"{name} must hold real numbers (float, integer or boolean), received dtype {x.dtype}"
+        raise TypeError(msg) from None
     if x.dtype != target:
         x = xp.astype(x, target)
     # One reduction and one host read: validation is a deliberate synchronisation point.

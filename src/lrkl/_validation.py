@@ -188,16 +188,16 @@ def check_X(
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (
-            f"Expected 2D array, got {X.ndim}D array instead (shape {tuple(X.shape)}). Reshape "
-            "your data either using array.reshape(-1, 1) if your data has a single feature or "
-            "array.reshape(1, -1) if it contains a single sample."
+            f"Expected 2D array for X, got {X.ndim}D array instead (shape {tuple(X.shape)}). "
+            "Reshape your data either using array.reshape(-1, 1) if your data has a single "
+            "feature or array.reshape(1, -1) if it contains a single sample."
         )
         raise ValueError(msg)
     for axis, what in enumerate(("sample", "feature")):
         if X.shape[axis] == 0:
             msg = (
-                f"Found array with 0 {what}(s) (shape={tuple(X.shape)}) while a minimum of 1 is "
-                "required."
+                f"X is empty: found array with 0 {what}(s) (shape={tuple(X.shape)}) while a "
+                "minimum of 1 is required."
             )
             raise ValueError(msg)
     xp = get_namespace(X)
@@ -283,7 +283,11 @@ def check_classification_X_y(
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
     xp, X = check_X(X, owner=owner, dask=dask)
-    labels = column_or_1d(_labels_on_host(y), warn=True)
+    labels = _labels_on_host(y)
+    if labels.ndim > 2 or (labels.ndim == 2 and labels.shape[1] != 1):
+        msg = f"y must be a 1-D array of class labels, received an array of shape {labels.shape}"
+        raise ValueError(msg)
+    labels = column_or_1d(labels, warn=True)
     if labels.dtype.kind == "f" and not bool(
         host_namespace().all(host_namespace().isfinite(labels))
     ):
@@ -293,7 +297,10 @@ def check_classification_X_y(
     check_classification_targets(labels)
     check_consistent_length(X=X, y=codes)
     if classes.shape[0] < 2:
-        msg = f"{name} needs samples of at least 2 classes, received 1 class: {classes.tolist()!r}"
+        msg = (
+            f"{name} needs y with samples of at least 2 classes, received 1 class: "
+            f"{classes.tolist()!r}"
+        )
         raise ValueError(msg)
     return xp, X, classes, codes
 

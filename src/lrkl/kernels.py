@@ -49,6 +49,7 @@ from lrkl._backend import (
     widest_float,
 )
 from lrkl._checks import check_number, check_option
+from lrkl._dask import is_dask_array
 from lrkl._linalg import sum_each_row
 
 __all__ = [
@@ -421,10 +422,19 @@ class Kernel:
         scale. A constant ``X`` gets ``1 / n_features``.
         """
         scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
-        if not scaled:
-            return self
         X = ensure_array(X, name="X")
         xp = get_namespace(X)
+        if not scaled:
+            # Nothing is taken from X, but X and the weights are checked all the same: resolve
+            # refuses for every kernel what the estimators' fit refuses (a Linear kernel took
+            # NaN, 1-D or empty X and weights of any length). A lazy (Dask) X is left to the
+            # caller's pass over the rows, as in fit.
+            if not is_dask_array(X):
+                checked = check_array(X, name="X", xp=xp)
+                self._check(X, None, xp=xp)  # Precomputed: the row numbers
+                if sample_weight is not None:
+                    _variance_weights(sample_weight, checked, xp=xp)
+            return self
         X = check_array(X, name="X", xp=xp)
         weights = None if sample_weight is None else _variance_weights(sample_weight, X, xp=xp)
         v, e = _scaled_variance(X, weights, xp=xp)

@@ -47,6 +47,14 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
     factors = [ensure_array(f, name=f"factors[{q}]") for q, f in enumerate(factors)]
     y = ensure_array(y, name="y")
     xp = get_namespace(y, *factors)
+    rows = {f"factors[{q}]": f.shape[0] for q, f in enumerate(factors) if f.ndim >= 1}
+    if len(set(rows.values())) > 1:
+        msg = f"factors must all have one row per sample, received row counts {rows}"
+        raise ValueError(msg)
+    if any(f.ndim not in (1, 2) for f in factors):
+        shapes = [tuple(f.shape) for f in factors]
+        msg = f"factors must be 1-D or 2-D arrays, received shapes {shapes}"
+        raise ValueError(msg)
     G = xp.concat([f[:, None] if f.ndim == 1 else f for f in factors], axis=1)
     G = check_array(G, name="factors", xp=xp)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=G.dtype)

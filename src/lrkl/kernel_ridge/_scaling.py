@@ -48,7 +48,8 @@ def weight_scale(
     sample_weight: Array | None, alpha: float, /, *, xp: ModuleType
 ) -> tuple[Array | None, float, float]:
     """Sample weights of largest value in ``[1, 2)``, the penalty that keeps the minimiser, and
-    the scale ``s`` taken out: ``(w / s, α / s, s)``.
+    the scale ``s`` taken out: ``(w / s, α / s, s)``; ``(None, α / c, c)`` for weights all
+    equal to ``c``.
 
     ``Σ_i w_i (y_i − f(x_i))² + α‖f‖²`` divided by ``s`` has the same minimiser. ``α / s`` is
     floored at the smallest normal float64 (weights beyond ``α · 1e308``): below it the penalty
@@ -58,7 +59,19 @@ def weight_scale(
     if sample_weight is None:
         return None, alpha, 1.0
     scale = power_of_two_scale(sample_weight, xp=xp)
-    return sample_weight / scale, max(alpha / scale, _TINY) if alpha > 0 else alpha, scale
+    weights = sample_weight / scale
+    # Equal weights c are no weights with the penalty α / c: they take the unweighted path, so
+    # that unit weights fit bit for bit as None does. (The weighted path's means w @ Z / Σw and
+    # √w-scaled rows round differently from the plain ones; at a small α a ridge amplifies that
+    # rounding: LowRankRidgeCV's predictions with np.ones(n) moved by 2e-9 of their spread.)
+    low, high = xp.min(weights), xp.max(weights)
+    if is_dask_array(low):
+        low, high = dask_compute(low, high)
+    low, high = float(to_numpy(low)), float(to_numpy(high))
+    if low == high and high > 0:
+        scale = scale * high  # exact: c = high · 2^e
+        weights = None
+    return weights, max(alpha / scale, _TINY) if alpha > 0 else alpha, scale
 
 
 def scale_errors(

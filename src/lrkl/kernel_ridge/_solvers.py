@@ -34,6 +34,7 @@ from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, eigh
 from lrkl._validation import check_grid
+from lrkl.kernel_ridge._scaling import power_of_two_scale
 
 __all__ = [
     "KERNEL_RIDGE_SOLVERS",
@@ -270,9 +271,27 @@ def solve_dual(
     if sqrt_weight is not None:
         sqrt_weight = _check_rows(sqrt_weight, n, name="sqrt_weight", ndim=(1,), xp=xp)
         _check_nonnegative(sqrt_weight, name="sqrt_weight", xp=xp)
-    return _solve_dual(
+    # S y and the intercept's sums sᵀu, sᵀv are of the order of s²: on weights of 1e300 they
+    # overflowed and the intercept was inf/inf = NaN. They are taken on s / 2^e (exact), which
+    # leaves the intercept unchanged and divides c = S c̃ by 4^e; c is multiplied back.
+    scale = 1.0 if sqrt_weight is None else power_of_two_scale(sqrt_weight, xp=xp)
+    if scale != 1.0:
+        sqrt_weight = sqrt_weight / scale
+    coef, intercept = _solve_dual(
         solver, y, float(alpha), fit_intercept=bool(fit_intercept), xp=xp, sqrt_weight=sqrt_weight
     )
+    if scale != 1.0:
+        top = float(xp.max(xp.abs(coef))) if math.prod(coef.shape) else 0.0
+        if not top * scale * scale <= float(xp.finfo(coef.dtype).max):  # no overflow warning
+            msg = (
+                f"sqrt_weight is too large for this solver: with max sqrt_weight = {scale:.3g} "
+                "(to a power of two) the dual coefficients c = S c̃ exceed the floating range. "
+                "The solver must be set up on S K S (weigh_kernel); weights w / t with alpha / t "
+                "give the same model, so divide the weights by their maximum first"
+            )
+            raise ValueError(msg)
+        coef = coef * scale * scale
+    return RidgeCoefficients(coef, intercept)
 
 
 def _solve_dual(
@@ -340,6 +359,7 @@ def primal_problem(
             sample_weight = _check_rows(
                 sample_weight, Z.shape[0], name="sample_weight", ndim=(1,), xp=xp
             )
+            # all-zero weights leave no data: the weighted means were 0 / 0
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
     return _primal_problem(
         Z, y, fit_intercept=bool(fit_intercept), xp=xp, sample_weight=sample_weight

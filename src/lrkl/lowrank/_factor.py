@@ -68,24 +68,25 @@ class LowRankFactor(NamedTuple):
             return type(self), tuple(self._replace(G=None, residual=None))
         return type(self), tuple(self)
 
-    def transform(self, Z: Array, /) -> Array:
-        """Features ``g(z)`` of new points, shape ``(m, r)``; ``transform(X_train) ≈ G``.
+    def transform(self, X: Array, /) -> Array:
+        """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``;
+        ``transform(X_train) ≈ G``.
 
-        ICD and CSI: ``g(z) = L^{−1} k(S, z)`` by a triangular solve; Nyström:
-        ``g(z) = projectionᵀ k(S, z)``. Costs ``O(m r (dim + r))``.
+        ICD and CSI: ``g(x) = L^{−1} k(S, x)`` by a triangular solve; Nyström:
+        ``g(x) = projectionᵀ k(S, x)``. Costs ``O(m r (dim + r))``.
         """
-        Z = ensure_array(Z, name="Z")  # lists are taken as NumPy, as the estimators take them
-        xp = get_namespace(Z, self.landmarks)  # G may be a lazy Dask array (Nyström)
-        Z = check_array(Z, name="Z", xp=xp, dtype=self.landmarks.dtype)
-        if Z.shape[1] != self.landmarks.shape[1]:
+        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
+        xp = get_namespace(X, self.landmarks)  # G may be a lazy Dask array (Nyström)
+        X = check_array(X, name="X", xp=xp, dtype=self.landmarks.dtype)
+        if X.shape[1] != self.landmarks.shape[1]:
             msg = (
-                f"Z must have {self.landmarks.shape[1]} features like the training data, "
-                f"received shape {tuple(Z.shape)}"
+                f"X must have {self.landmarks.shape[1]} features like the training data, "
+                f"received shape {tuple(X.shape)}"
             )
             raise ValueError(msg)
         if self.L is not None:
-            return _cholesky_features(self.kernel, self.landmarks, self.L, Z, xp=xp)
-        block = _as_dtype(self.kernel._evaluate(Z, self.landmarks, xp=xp), Z.dtype, xp=xp)
+            return _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
+        block = _as_dtype(self.kernel._evaluate(X, self.landmarks, xp=xp), X.dtype, xp=xp)
         return block @ self.projection
 
 
@@ -95,7 +96,8 @@ class LowRankFactor(NamedTuple):
 def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples") -> int:
     integer = isinstance(rank, numbers.Integral) and not isinstance(rank, bool)
     if not integer or not 1 <= rank <= n:
-        msg = f"{name} must be an integer between 1 and {bound}={n}, received {rank!r}"
+        rows = " (the rows of X)" if bound == "n_samples" else ""
+        msg = f"{name} must be an integer between 1 and {bound}={n}{rows}, received {rank!r}"
         raise ValueError(msg)
     return int(rank)
 

@@ -9,6 +9,7 @@ from typing import Any
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from lrkl._backend import host_namespace
 from lrkl._base import LRKLTransformer
 from lrkl._dask import concat_columns, is_dask_array, rowwise
 from lrkl._validation import (
@@ -190,6 +191,8 @@ class LowRankFeatures(LRKLTransformer):
             xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
         else:
             xp, X = check_X(X, owner=self, dask=True)
+            if y is not None:  # ignored, but a y of other rows is a mistake in the caller's data
+                _check_y_rows(y, X.shape[0])
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
@@ -278,3 +281,21 @@ class LowRankFeatures(LRKLTransformer):
         check_is_fitted(self)
         xp, X = check_predict_X(self, X, like=self.factors_[0].landmarks, method="transform")
         return xp.concat([f.transform(X) for f in self.factors_], axis=1)
+
+
+def _check_y_rows(y: Any, n: int) -> None:
+    """Refuse a ``y`` (ignored by the method, so possibly class labels of any type) whose
+    number of rows is not ``n``: only its length is read, as scikit-learn's transformers do."""
+    shape = getattr(y, "shape", None)
+    rows = shape[0] if shape is not None and len(shape) > 0 else None
+    if rows is None:
+        try:
+            rows = len(y) if hasattr(y, "__len__") else host_namespace().asarray(y).shape[0]
+        except (TypeError, ValueError, IndexError):
+            msg = (
+                f"y must be an array-like with one entry per row of X, received {type(y).__name__}"
+            )
+            raise TypeError(msg) from None
+    if rows != n:
+        msg = f"y must have one entry per row of X ({n}), received {rows}"
+        raise ValueError(msg)

@@ -18,7 +18,7 @@ from lrkl._validation import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
 from lrkl.lpmkl._gfb import _duality_gap, _svm_problem
-from lrkl.lpmkl._mkl import MKL_STOPS, SVM_SOLVERS, MKLState, _lp_mkl
+from lrkl.lpmkl._mkl import MAX_OUTER_ITER, MKL_STOPS, SVM_SOLVERS, MKLState, _lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
 
@@ -105,8 +105,8 @@ class LowRankMKLClassifier(LRKLClassifier):
     max_iter : int, default=3000
         Iterations of each SVM solve (the paper: 3000).
     max_outer_iter : int, default=500
-        Weight updates (``p = 1`` can take a few hundred: its weights approach sparsity
-        geometrically).
+        Weight updates, at most 10 000 (``p = 1`` can take a few hundred: its weights approach
+        sparsity geometrically; a loop that has not stopped by ten thousand will not).
     eta : float, default=0.0
         Remark 1's ``η/2 ‖α‖²`` added to the SVM objective (strong convexity).
     random_state : int, RandomState or None, default=None
@@ -167,7 +167,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         "weight_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "mkl_tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_outer_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_outer_iter": [Interval(numbers.Integral, 1, MAX_OUTER_ITER, closed="both")],
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         **MONITOR_CONSTRAINTS,

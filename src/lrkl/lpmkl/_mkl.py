@@ -217,6 +217,11 @@ class MKLResult(NamedTuple):
     converged: bool
 
 
+#: The largest ``max_outer_iter`` of :func:`lp_mkl` and ``LowRankMKLClassifier``: ``p = 1``
+#: takes a few hundred updates; past ten thousand the weights no longer move in float64.
+MAX_OUTER_ITER = 10_000
+
+
 def lp_mkl(
     problem: SVMProblem,
     p: float,
@@ -256,8 +261,11 @@ def lp_mkl(
     - ``"gap"``: each SVM stops at the relative SVM duality gap ``tol`` (GFB's ``stop="gap"``),
       the loop when ``max |Δd| < weight_tol``.
 
-    All stop after ``max_outer_iter`` updates, or when ``callback`` returns True; ``"mkl_gap"``
-    also gives up when ``STALL_UPDATES`` updates have not shrunk the gap by a tenth.
+    All stop after ``max_outer_iter`` updates (at most ``MAX_OUTER_ITER`` = 10 000: with
+    ``weight_tol=0`` or ``tol=0``, which floating point cannot meet, the loop runs to that cap;
+    unbounded, ``max_outer_iter=10**9`` ran for hours on 40 rows), or when ``callback``
+    returns True; ``"mkl_gap"`` also gives up when ``STALL_UPDATES`` updates have not shrunk
+    the gap by a tenth.
     ``max_iter`` and ``alpha_scale`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
@@ -268,7 +276,7 @@ def lp_mkl(
     check_number(weight_tol, name="weight_tol")
     check_number(mkl_tol, name="mkl_tol")
     check_integer(max_iter, name="max_iter")
-    check_integer(max_outer_iter, name="max_outer_iter")
+    check_integer(max_outer_iter, name="max_outer_iter", high=MAX_OUTER_ITER)
     check_number(eta, name="eta")
     if alpha_scale != "auto":
         check_number(alpha_scale, name="alpha_scale", strict=True)
