@@ -900,7 +900,9 @@ def test_solver_functions_name_an_argument_of_text():
     X, y, _ = _sweep_data()
     with pytest.raises(TypeError, match="Z must hold real numbers"):
         kernel_ridge.primal_problem(X.astype(str), y, fit_intercept=True, xp=np)
-    with pytest.raises(ValueError, match="sample_weight must have at least one positive weight"):
+    with pytest.raises(
+        ValueError, match="sample_weight must be non-negative with at least one positive value"
+    ):
         kernel_ridge.primal_problem(X, y, fit_intercept=True, xp=np, sample_weight=np.zeros(40))
 
 
