@@ -1129,29 +1129,33 @@ def same_result(got: Any, ref: Any, depth: int = 0) -> None:
         raise SilentWrong(msg)
 
 
-def finite(result: Any, depth: int = 0) -> None:
+def finite(result: Any, depth: int = 0, field: str | None = None) -> None:
+    """Raise SilentWrong for a non-finite value anywhere in ``result`` (arrays, floats, tuples,
+    objects' attributes, three levels deep); ``field`` is the attribute holding ``result``."""
     if depth > 3:
         return
     if isinstance(result, np.ndarray):
-        # an all-NaN vector is a "not computed" marker (MKLState.duality_gap under stop="change")
-        marker = result.dtype.kind == "f" and result.ndim <= 1 and np.isnan(result).all()
+        # the one all-NaN vector that is a "not computed" marker: MKLState.duality_gap, which
+        # only stop="mkl_gap" fills
+        marker = field == "duality_gap" and result.ndim == 1 and np.isnan(result).all()
         if result.dtype.kind in "fc" and not np.all(np.isfinite(result)) and not marker:
-            msg = "non-finite values in the result"
+            msg = f"non-finite values in the result{'' if field is None else f' ({field})'}"
             raise SilentWrong(msg)
         return
     if isinstance(result, float) and not math.isfinite(result):
-        msg = f"non-finite result {result}"
+        msg = f"non-finite result {result}{'' if field is None else f' ({field})'}"
         raise SilentWrong(msg)
     if isinstance(result, tuple):
-        for part in result:
-            finite(part, depth + 1)
+        names = getattr(result, "_fields", (None,) * len(result))
+        for name, part in zip(names, result, strict=True):
+            finite(part, depth + 1, name)
     elif (
         hasattr(result, "__dict__")
         and not callable(result)
         and not isinstance(result, types.ModuleType)
     ):
-        for part in vars(result).values():
-            finite(part, depth + 1)
+        for name, part in vars(result).items():
+            finite(part, depth + 1, name)
 
 
 def bad_arrays() -> list[tuple[str, Callable[[], Any], bool]]:
