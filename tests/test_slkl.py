@@ -23,13 +23,9 @@ from lrkl import (
 )
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import (
-    _ActiveSet,
-    choose_mode,
-    slkl_problem,
-    slkl_problems,
-    solve_slkl,
-)
+from lrkl.slkl._coordinate import _CoordinateState
+from lrkl.slkl._problems import choose_mode, slkl_problem, slkl_problems
+from lrkl.slkl._solver import solve_slkl
 
 from ._reference import kernel_ridge
 
@@ -327,7 +323,7 @@ def test_updated_G_equals_a_fresh_inverse(backend, reference, mode, moves):
     problem = slkl_problem(
         backend.asarray(X), backend.asarray(y), S, kernel=KERNEL, mode=mode, xp=xp
     )
-    state = _ActiveSet(problem, greedy=False, capacity=2)  # small: growth is exercised too
+    state = _CoordinateState(problem, greedy=False, capacity=2)  # small: growth is exercised too
     # A prefix that visits every case, then the drawn sequence.
     prefix = [(0, 0.0), (0, 0.5), (0, 2.0), (1, 0.3), (2, 0.1), (0, 0.0), (2, 0.0)]
     cases = []

@@ -16,7 +16,9 @@ from lrkl import SLKLRegressor
 from lrkl._backend import to_numpy
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem, solve_slkl
+from lrkl.slkl._coordinate import _CoordinateState
+from lrkl.slkl._problems import slkl_problem
+from lrkl.slkl._solver import _iterate, solve_slkl
 
 from .common import OnBackend, namespace
 from .datasets import candidate_draw, sinc_2d, slkl_panel
@@ -83,7 +85,7 @@ class Iteration(OnBackend):
             columns="on_the_fly",
             xp=self.xp,
         )
-        self.state = _ActiveSet(problem, greedy=False, capacity=m0)
+        self.state = _CoordinateState(problem, greedy=False, capacity=m0)
         self.state.warm_start(np.full(m0, 1.0))
         self.problem = problem
         self.k = 0

@@ -28,7 +28,8 @@ from pathlib import Path
 import array_api_compat.numpy as xp
 
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import slkl_problem, solve_slkl
+from lrkl.slkl._problems import slkl_problem
+from lrkl.slkl._solver import solve_slkl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.datasets import candidate_draw, slkl_panel

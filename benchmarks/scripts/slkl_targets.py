@@ -21,7 +21,9 @@ import numpy as np
 from lrkl import SLKLRegressor
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import _ActiveSet, _iterate, slkl_problem
+from lrkl.slkl._coordinate import _CoordinateState
+from lrkl.slkl._problems import slkl_problem
+from lrkl.slkl._solver import _iterate
 
 KERNEL = Gaussian(sigma2=1.0)
 
@@ -45,7 +47,7 @@ def bandwidth(repeats: int) -> None:
     problem = slkl_problem(
         X, y, list(range(m0)), kernel=KERNEL, mode="direct", columns="on_the_fly", xp=xp
     )
-    state = _ActiveSet(problem, greedy=False, capacity=m0)
+    state = _CoordinateState(problem, greedy=False, capacity=m0)
     state.warm_start(np.full(m0, 1.0))
     iters, gemv = [], []
     for k in range(repeats):

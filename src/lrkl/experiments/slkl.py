@@ -50,7 +50,8 @@ from lrkl.experiments._common import (
     timed,
 )
 from lrkl.kernels import Gaussian
-from lrkl.slkl._solver import SLKLResult, slkl_problem, solve_slkl
+from lrkl.slkl._problems import slkl_problem
+from lrkl.slkl._solver import SLKLResult, solve_slkl
 
 DESCRIPTION = "SLKL (Machart et al. 2011): Tables 2-3, Figures 1-3 and section 5.4"
 
