@@ -50,6 +50,7 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_number, check_option
 from lrkl._dask import is_dask_array
+from lrkl._distances import centred, neg_squared_distances, scaled_variance
 from lrkl._linalg import sum_each_row
 
 __all__ = [
@@ -117,26 +118,6 @@ def _positive(name: str, value: Any) -> float:
     return float(value)
 
 
-def _centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array, Array]:
-    """``scale·(X − c)`` and ``scale·(Z − c)`` about the centre ``c`` of Z's rows.
-
-    What a stationary kernel computes from these is translation-invariant in floating point:
-    the differences to ``c`` are exact or nearly (Sterbenz) whatever the offset of the data,
-    and the scaling comes after them, so that ``γ‖x − z‖²`` never squares a tiny or a huge
-    number (``scale = √γ`` brings the rows to unit size).
-    """
-    centre = xp.mean(Z, axis=0, keepdims=True)  # shape: (1, dim)
-    Xc = X - centre
-    if scale != 1.0:
-        Xc *= scale  # in place: the block's one copy
-    if Z is X:
-        return Xc, Xc
-    Zc = Z - centre
-    if scale != 1.0:
-        Zc *= scale
-    return Xc, Zc
-
-
 def _require_finite_values(K: Array, kernel: Kernel, *, xp: ModuleType) -> Array:
     """``K`` if every kernel value is finite, else a ValueError naming the kernel: an inner
     product kernel (linear, polynomial) whose values overflow the dtype cannot be evaluated,
@@ -148,116 +129,6 @@ def _require_finite_values(K: Array, kernel: Kernel, *, xp: ModuleType) -> Array
         )
         raise ValueError(msg)
     return K
-
-
-def _neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
-    """``−γ‖x_i − z_j‖²`` (``≤ 0``), translation-invariant in floating point.
-
-    The rows are centred about the mean of Z's rows and scaled by ``√(2γ)`` (:func:`_centred`)
-    before the GEMM expansion ``2xᵀz − ‖x‖² − ‖z‖²``, so that nothing cancels at large offsets
-    (``X + 1e8``) and nothing under- or overflows at extreme scales (``X · 1e±150`` with
-    ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
-    is memory traffic, not arithmetic, that a block of kernel values costs.
-    """
-    if Z.shape[0] == 1 and Z is not X:  # one column (a pivot's): the differences themselves
-        return _neg_squared_distances_to_row(X, Z, gamma, xp=xp)
-    root = math.sqrt(2.0 * gamma)
-    if root >= float(xp.finfo(X.dtype).max):  # √(2γ) itself is not a number of the dtype
-        X0, Z0 = _centred(X, Z, 1.0, xp=xp)
-        return _neg_squared_distances_huge(X0, Z0, gamma, xp=xp)
-    with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
-        warnings.simplefilter("ignore", RuntimeWarning)
-        A, B = _centred(X, Z, root, xp=xp)
-        half_norms_A = 0.5 * sum_each_row(A * A, xp=xp)
-        half_norms_B = half_norms_A if B is A else 0.5 * sum_each_row(B * B, xp=xp)
-    # Past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
-    # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
-    # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
-    if float(xp.max(half_norms_A) + xp.max(half_norms_B)) * xp.finfo(A.dtype).eps >= 1e-3:
-        X0, Z0 = _centred(X, Z, 1.0, xp=xp)
-        return _neg_squared_distances_huge(X0, Z0, gamma, xp=xp)
-    d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
-    d -= half_norms_A[:, None]
-    d -= half_norms_B[None, :]
-    return xp.clip(d, max=0.0)
-
-
-def _neg_squared_distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:
-    """``−γ‖x_i − z‖²`` for one row ``z`` (shape (1, dim)), as an (n, 1) block: the differences
-    scaled by ``√γ`` and squared, no expansion (one pass, exact in the differences, so neither
-    an offset nor a scale of 1e±300 costs digits; an overflow is −inf, a kernel value of 0).
-    ICD, CSI and Mklaren evaluate one such column per pivot."""
-    root = math.sqrt(gamma)
-    with warnings.catch_warnings():  # past the range: inf, whose negative is a kernel value 0
-        warnings.simplefilter("ignore", RuntimeWarning)
-        D = X - z
-        if root < float(xp.finfo(X.dtype).max):
-            D *= root
-            D *= D  # in place: the column's one temporary
-            return -sum_each_row(D, xp=xp)[:, None]
-        D *= D
-        squared = sum_each_row(D, xp=xp)[:, None]  # γ is past the dtype: any distance is ∞
-        return xp.where(squared > 0, -(squared * gamma), xp.zeros_like(squared))
-
-
-def _neg_squared_distances_huge(A: Array, B: Array, gamma: float, *, xp: ModuleType) -> Array:
-    """:func:`_neg_squared_distances` where ``γ‖x‖²`` is beyond ``1e-3/ε`` or overflows
-    (``X · 1e300``, ``γ = 1e300``): the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact),
-    distances below its rounding set to 0, then times ``γ·4ᵉ`` (capped at the dtype's largest
-    value), so that distinct points give ``−inf`` or a huge negative number (a kernel value of 0)
-    and equal ones exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
-    # A and B: the rows centred, unscaled
-    largest = float(xp.max(xp.abs(A))) if B is A else float(xp.max(xp.abs(xp.concat([A, B]))))
-    e = math.frexp(largest)[1] if largest > 0 else 0
-    same = B is A
-    A = A * math.ldexp(1.0, -e)
-    B = A if same else B * math.ldexp(1.0, -e)
-    norms_A = sum_each_row(A * A, xp=xp)
-    norms_B = norms_A if B is A else sum_each_row(B * B, xp=xp)
-    d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]
-    rounding = 4.0 * xp.finfo(d.dtype).eps * (norms_A[:, None] + norms_B[None, :])
-    d = xp.where(d < -rounding, d, xp.zeros_like(d))
-    # γ·4ᵉ, capped at the dtype's largest value (d is 0 or at least its rounding below 0, so a
-    # capped product is still far below the exponent's range): no inf factor, so 0 stays 0.
-    largest_log2 = math.log2(float(xp.finfo(d.dtype).max))
-    factor_log2 = math.log2(gamma) + 2.0 * e
-    factor = (
-        float(xp.finfo(d.dtype).max) if factor_log2 >= largest_log2 else math.ldexp(gamma, 2 * e)
-    )
-    with warnings.catch_warnings():  # a product past the range is −inf: a kernel value of 0
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return d * factor
-
-
-def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
-    """``X · 2⁻ᵉ`` with ``2ᵉ`` the power of two just above ``max |X|`` (exact: no rounding), and
-    ``e``; ``e = 0`` for an all-zero ``X``."""
-    largest = float(xp.max(xp.abs(X)))
-    if largest == 0.0:
-        return X, 0
-    e = math.frexp(largest)[1]
-    half = -e // 2  # two factors, each representable even in float32 at its extremes
-    return X * math.ldexp(1.0, half) * math.ldexp(1.0, -e - half), e
-
-
-def _scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tuple[float, int]:
-    """``(v, e)`` with ``Var(X) = v · 4ᵉ``: the variance over all entries of ``X`` (rows weighted
-    by ``weights``, summing to 1), free of over- and underflow at any scale and of
-    cancellation at any offset.
-
-    X is scaled by a power of two near its largest magnitude, centred (two passes), and the
-    mean of the deviations is subtracted once more (the corrected two-pass algorithm of Chan,
-    Golub & LeVeque), so that an offset of ``10⁸`` times the spread costs no digits.
-    """
-    Xs, e = _power_of_two_scale(X, xp=xp)
-    if weights is None:
-        D = Xs - xp.mean(Xs)
-        v = float(xp.mean(D * D)) - float(xp.mean(D)) ** 2
-    else:
-        D = Xs - xp.sum(weights @ Xs) / X.shape[1]
-        v = float(xp.sum(weights @ (D * D)) / X.shape[1])
-        v -= float(xp.sum(weights @ D) / X.shape[1]) ** 2
-    return max(v, 0.0), e
 
 
 def _variance_weights(sample_weight: Any, X: Array, *, xp: ModuleType) -> Array:
@@ -437,7 +308,7 @@ class Kernel:
             return self
         X = check_array(X, name="X", xp=xp)
         weights = None if sample_weight is None else _variance_weights(sample_weight, X, xp=xp)
-        v, e = _scaled_variance(X, weights, xp=xp)
+        v, e = scaled_variance(X, weights, xp=xp)
         # A constant X has no spread: the width is then 1/n_features, the value on unit data.
         gamma = self._scale_width(v, e) / X.shape[1] if v > 0 else 1.0 / X.shape[1]
         if not sys.float_info.min <= gamma < math.inf:
@@ -535,7 +406,7 @@ class Gaussian(Kernel):
         return None if _is_scale(self.gamma) else 1.0 / (2.0 * self.gamma)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        return xp.exp(_neg_squared_distances(X, Z, self.gamma, xp=xp))
+        return xp.exp(neg_squared_distances(X, Z, self.gamma, xp=xp))
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
@@ -560,7 +431,7 @@ class Laplacian(Kernel):
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         # −γ‖x − z‖₁ on rows centred and scaled by γ (translation-invariant, no overflow)
-        A, B = _centred(X, Z, self.gamma, xp=xp)
+        A, B = centred(X, Z, self.gamma, xp=xp)
         dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=X.device)
         for j in range(X.shape[1]):
             dist -= xp.abs(A[:, j, None] - B[None, :, j])
