@@ -8,7 +8,7 @@ import scipy.linalg
 import scipy.optimize
 from sklearn.base import clone
 
-from lrkl import AlignmentKernelRidge, lowrank
+from lrkl import AlignmentKernelRidge, alignment, lowrank
 from lrkl._backend import to_numpy
 from lrkl.alignment import kernel_alignment
 from lrkl.kernels import Gaussian, Laplacian, Linear, Polynomial
@@ -73,13 +73,13 @@ def test_alignfc_matches_direct_qp_solutions(backend, seed):
     np.testing.assert_allclose(
         qp_minimize(M, a) / qp_minimize(M, a).sum(), expected, atol=1e-5
     )  # the two references agree
-    eta = lowrank.alignment_weights(backend.asarray(a), backend.asarray(M), "alignfc")
+    eta = alignment.alignment_weights(backend.asarray(a), backend.asarray(M), "alignfc")
     np.testing.assert_allclose(to_numpy(eta), expected, atol=1e-8)
 
 
 def test_alignfc_kkt_conditions(backend, rng):
     M, a = random_problem(rng, 12, negative=True)
-    eta = to_numpy(lowrank.alignment_weights(backend.asarray(a), backend.asarray(M), "alignfc"))
+    eta = to_numpy(alignment.alignment_weights(backend.asarray(a), backend.asarray(M), "alignfc"))
     v = eta * (a @ eta) / (eta @ M @ eta)  # undo the ℓ1 scaling: the optimal scale along η
     grad = 2 * (M @ v - a)
     assert np.all(v >= 0)
@@ -90,7 +90,7 @@ def test_alignfc_kkt_conditions(backend, rng):
 def test_alignf_matches_the_closed_form(backend, rng):
     M, a = random_problem(rng, 6, negative=True)
     v = np.linalg.solve(M, a)
-    eta = lowrank.alignment_weights(backend.asarray(a), backend.asarray(M), "alignf")
+    eta = alignment.alignment_weights(backend.asarray(a), backend.asarray(M), "alignf")
     np.testing.assert_allclose(to_numpy(eta), v / np.linalg.norm(v), atol=1e-10)
     # It maximises the alignment ⟨Σ η K_c, yyᵀ⟩ / ‖Σ η K_c‖ = ηᵀa / sqrt(ηᵀMη).
     best = to_numpy(eta) @ a / np.sqrt(to_numpy(eta) @ M @ to_numpy(eta))
@@ -102,22 +102,22 @@ def test_alignf_matches_the_closed_form(backend, rng):
 def test_align_weights_and_degenerate_cases(backend):
     a = np.array([1.0, 3.0, 0.0])
     M = np.diag([1.0, 2.0, 3.0])
-    eta = lowrank.alignment_weights(backend.asarray(a), backend.asarray(M), "align")
+    eta = alignment.alignment_weights(backend.asarray(a), backend.asarray(M), "align")
     np.testing.assert_allclose(to_numpy(eta), [0.25, 0.75, 0.0])
     zero = backend.asarray(np.zeros(3))
     for method in ("align", "alignf", "alignfc"):
-        out = lowrank.alignment_weights(zero, backend.asarray(M), method)
+        out = alignment.alignment_weights(zero, backend.asarray(M), method)
         np.testing.assert_allclose(to_numpy(out), 0.0)
 
 
 def test_alignment_weights_bad_input(backend):
     a, M = backend.asarray(np.ones(3)), backend.asarray(np.eye(3))
     with pytest.raises(ValueError, match="method must be one of 'align', 'alignf', 'alignfc'"):
-        lowrank.alignment_weights(a, M, "alignx")
+        alignment.alignment_weights(a, M, "alignx")
     with pytest.raises(ValueError, match=r"M must have shape \(3, 3\)"):
-        lowrank.alignment_weights(a, backend.asarray(np.eye(2)), "alignf")
+        alignment.alignment_weights(a, backend.asarray(np.eye(2)), "alignf")
     with pytest.raises(ValueError, match="a must contain only finite values"):
-        lowrank.alignment_weights(backend.asarray(np.array([1.0, np.nan, 0.0])), M, "align")
+        alignment.alignment_weights(backend.asarray(np.array([1.0, np.nan, 0.0])), M, "align")
 
 
 # --------------------------------------------------------------------------- statistics
@@ -136,13 +136,13 @@ def test_factor_alignment_matches_dense(backend, data):
     X, _, y = data
     factors = [lowrank.icd(k, backend.asarray(X), 5) for k in KERNELS[:3]]
     Gs = [to_numpy(f.G) for f in factors]
-    a, M = lowrank.factor_alignment([f.G for f in factors], backend.asarray(y))
+    a, M = alignment.factor_alignment([f.G for f in factors], backend.asarray(y))
     a_ref, M_ref = alignment_statistics([G @ G.T for G in Gs], y)
     np.testing.assert_allclose(to_numpy(a), a_ref, rtol=1e-10)
     np.testing.assert_allclose(to_numpy(M), M_ref, rtol=1e-10)
     # Rank-one kernels, one per feature (the paper's §4.2): columns of X as 1-D factors.
     cols = [backend.asarray(X[:, j]) for j in range(4)]
-    a1, M1 = lowrank.factor_alignment(cols, backend.asarray(y))
+    a1, M1 = alignment.factor_alignment(cols, backend.asarray(y))
     a1_ref, M1_ref = alignment_statistics([np.outer(X[:, j], X[:, j]) for j in range(4)], y)
     np.testing.assert_allclose(to_numpy(a1), a1_ref, rtol=1e-10)
     np.testing.assert_allclose(to_numpy(M1), M1_ref, rtol=1e-10)
@@ -151,9 +151,9 @@ def test_factor_alignment_matches_dense(backend, data):
 def test_factor_alignment_bad_input(backend, data):
     X, _, y = data
     with pytest.raises(ValueError, match="factors must hold at least one factor"):
-        lowrank.factor_alignment([], backend.asarray(y))
+        alignment.factor_alignment([], backend.asarray(y))
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
-        lowrank.factor_alignment([backend.asarray(X)], backend.asarray(y[:5]))
+        alignment.factor_alignment([backend.asarray(X)], backend.asarray(y[:5]))
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -246,3 +246,13 @@ def test_alignment_kernel_ridge_sample_weight_matches_dense(backend, data, fit_i
     np.testing.assert_allclose(eta, to_numpy(plain.kernel_weights_), atol=1e-12)
     expected = reference_prediction(X, Z, y, eta, True, 0.5, fit_intercept, w)
     np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(Z))), expected, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ["factor_alignment", "alignment_weights"])
+def test_alignment_functions_read_from_lowrank_warn_and_are_alignment_s(name):
+    with pytest.warns(FutureWarning, match=rf"lrkl.lowrank.{name} moved to lrkl.alignment"):
+        moved = getattr(lowrank, name)
+    assert moved is getattr(alignment, name)
+    assert name not in lowrank.__all__
+    with pytest.raises(AttributeError, match="no attribute 'not_there'"):
+        lowrank.not_there  # noqa: B018

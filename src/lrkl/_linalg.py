@@ -17,6 +17,7 @@ Like :mod:`lrkl._backend`, this module may import the array libraries; no other 
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -321,6 +322,15 @@ def sum_each_row(A: Array, /, *, xp: ModuleType) -> Array:
     columns) along ``axis=1`` several times slower than BLAS multiplies, and row sums of squares
     are on every kernel block's path."""
     return A @ xp.ones(A.shape[1], dtype=A.dtype, device=array_api_compat.device(A))
+
+
+def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
+    """``√ε · max|λ|``: a symmetric kernel matrix with an eigenvalue below ``−`` this is not
+    positive semi-definite. The kernel's entries carry rounding of ``ε · γ‖x − c‖²`` each, which
+    for a built-in kernel on clustered data far from its centre (``γ‖x − c‖² ≈ 1e8``) puts
+    eigenvalues of a PSD matrix at ``−1e-9`` (``n · ε · max|λ|`` refused those); a matrix that
+    is not PSD (a wrong Precomputed one) has negative eigenvalues of its own scale."""
+    return math.sqrt(xp.finfo(dtype).eps) * float(scale)
 
 
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:

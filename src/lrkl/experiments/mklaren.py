@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from lrkl import lowrank
+from lrkl import alignment
 from lrkl._backend import from_host, host_namespace, synchronize, to_numpy
 from lrkl.datasets import (
     MKLAREN_DATASETS,
@@ -383,8 +383,8 @@ def _alignment_predictor(method: str, Xtr: np.ndarray, ytr: np.ndarray, rank: in
     rho = (Xc.T @ ytr) ** 2 / np.where(norms > 0, norms**2, np.inf)
     top = np.argsort(-rho, kind="stable")[:rank]
     put = lambda a: from_host(a, xp=xp, device=device)  # noqa: E731
-    a, M = lowrank.factor_alignment([put(Xtr[:, j]) for j in top], put(ytr))
-    eta = to_numpy(lowrank.alignment_weights(a, M, method))
+    a, M = alignment.factor_alignment([put(Xtr[:, j]) for j in top], put(ytr))
+    eta = to_numpy(alignment.alignment_weights(a, M, method))
     scale = np.nan_to_num(np.sqrt(np.where(eta >= 0, eta, np.nan)))
     mean = Xtr[:, top].mean(axis=0) if method != "align" else np.zeros(len(top))
 
@@ -578,8 +578,8 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
         for method in ("align", "alignf", "alignfc"):
 
             def weights(method=method, cols=cols):
-                a, M = lowrank.factor_alignment(cols, put(y))
-                return lowrank.alignment_weights(a, M, method)
+                a, M = alignment.factor_alignment(cols, put(y))
+                return alignment.alignment_weights(a, M, method)
 
             times[method] = _time(weights, xp)
         for method, seconds in times.items():

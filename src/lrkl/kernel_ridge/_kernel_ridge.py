@@ -128,7 +128,7 @@ def _rls_setup(
 
 def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
     """Refuse a kernel matrix with an eigenvalue below ``−√ε · max|λ|``, beyond its rounding
-    (:func:`~lrkl.kernel_ridge._solvers.indefinite_threshold`).
+    (:func:`~lrkl._linalg.indefinite_threshold`).
 
     The Cholesky path detects this from a failing factorisation; the eigendecomposition (every
     α at once, KernelRidgeCV) solves an indefinite system without a word, so the check is made

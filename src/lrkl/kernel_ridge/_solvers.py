@@ -32,7 +32,13 @@ from typing import Any, NamedTuple, Protocol
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
-from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve, eigh
+from lrkl._linalg import (
+    NotPositiveDefiniteError,
+    cho_factor,
+    cho_solve,
+    eigh,
+    indefinite_threshold,
+)
 from lrkl._validation import check_grid
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 
@@ -110,15 +116,6 @@ class CholeskySolver:
             )
             raise ValueError(msg)
         return None
-
-
-def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
-    """``√ε · max|λ|``: a symmetric kernel matrix with an eigenvalue below ``−`` this is not
-    positive semi-definite. The kernel's entries carry rounding of ``ε · γ‖x − c‖²`` each, which
-    for a built-in kernel on clustered data far from its centre (``γ‖x − c‖² ≈ 1e8``) puts
-    eigenvalues of a PSD matrix at ``−1e-9`` (``n · ε · max|λ|`` refused those); a matrix that
-    is not PSD (a wrong Precomputed one) has negative eigenvalues of its own scale."""
-    return math.sqrt(xp.finfo(dtype).eps) * float(scale)
 
 
 class EighSolver:

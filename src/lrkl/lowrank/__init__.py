@@ -19,9 +19,9 @@ order, ``L Lᵀ = K[S, S]``), ``G = K[:, S] L^{−ᵀ}`` and ``G Gᵀ`` is the N
 the pivots. A new point therefore gets the features ``g(x) = L^{−1} k(S, x)`` (eqs. 19–21 of
 the Mklaren paper), one triangular solve.
 
-The module also holds the centered-alignment weights of Cortes, Mohri & Rostamizadeh (2012)
-computed from factors (:func:`factor_alignment`, :func:`alignment_weights`), which need only
-``r × r`` products of centred factors.
+The centered-alignment weights computed from factors (``factor_alignment``,
+``alignment_weights``) live in :mod:`lrkl.alignment`; reading them from here still works for one
+release, with a ``FutureWarning``.
 
 Examples
 --------
@@ -35,7 +35,9 @@ Examples
 True
 """
 
-from lrkl.alignment._weights import alignment_weights, factor_alignment
+import warnings
+from typing import Any
+
 from lrkl.lowrank._cholesky import icd_column
 from lrkl.lowrank._csi import csi
 from lrkl.lowrank._factor import LowRankFactor, cholesky_features
@@ -46,11 +48,29 @@ from lrkl.lowrank._nystrom import nystrom
 __all__ = [
     "LowRankFactor",
     "LowRankFeatures",
-    "alignment_weights",
     "cholesky_features",
     "csi",
-    "factor_alignment",
     "icd",
     "icd_column",
     "nystrom",
 ]
+
+
+#: Names that moved to :mod:`lrkl.alignment` (lowrank sits below alignment and imports nothing
+#: from it); read from here they warn and resolve lazily, for one release.
+_MOVED_TO_ALIGNMENT = ("alignment_weights", "factor_alignment")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _MOVED_TO_ALIGNMENT:
+        warnings.warn(
+            f"lrkl.lowrank.{name} moved to lrkl.alignment.{name}; the lrkl.lowrank name will be "
+            "removed in the next release",
+            FutureWarning,
+            stacklevel=2,
+        )
+        import lrkl.alignment
+
+        return getattr(lrkl.alignment, name)
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

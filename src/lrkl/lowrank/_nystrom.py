@@ -10,9 +10,8 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
-from lrkl._linalg import eigh, sum_each_row
+from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._validation import check_kernel
-from lrkl.kernel_ridge._solvers import indefinite_threshold
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal, residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, _index
