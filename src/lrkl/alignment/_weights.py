@@ -12,10 +12,10 @@ from lrkl._backend import (
     device_of,
     ensure_array,
     get_namespace,
+    index_array,
 )
 from lrkl._checks import check_option
 from lrkl._linalg import lstsq
-from lrkl.lowrank._factor import _index
 
 #: The weightings of :func:`alignment_weights`.
 ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
@@ -157,7 +157,7 @@ def _nonnegative_qp(M: Array, a: Array, *, xp: ModuleType) -> Array:
             break
         free.append(j)
         for _ in range(3 * p + 10):
-            idx = _index(free, xp=xp, device=device_of(a))
+            idx = index_array(free, xp=xp, device=device_of(a))
             expand = xp.take(eye, idx, axis=1)  # shape: (p, |free|), v = expand @ v_free
             sub = xp.take(xp.take(M, idx, axis=0), idx, axis=1)
             z = lstsq(sub, xp.take(a, idx), xp=xp)

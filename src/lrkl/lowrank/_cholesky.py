@@ -10,6 +10,7 @@ from lrkl._backend import (
     check_array,
     check_consistent_length,
     device_of,
+    index_array,
     require_finite,
     widest_float,
 )
@@ -17,7 +18,7 @@ from lrkl._checks import check_integer
 from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _index
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype
 
 Array = Any
 
@@ -327,7 +328,7 @@ def lookahead_columns(
     if known:
         block = columns.get(known)
         if G.shape[1] > 0:
-            rows = xp.take(G, _index(known, xp=xp, device=device_of(G)), axis=0)
+            rows = xp.take(G, index_array(known, xp=xp, device=device_of(G)), axis=0)
             block = block - G @ xp.matrix_transpose(rows)
     d = xp.asarray(d, copy=True)
     pivots: list[int] = []
@@ -356,7 +357,7 @@ def _rows(X: Array, rows: Sequence[int], *, xp: ModuleType) -> Array:
     """``X[rows]`` in memory (one small graph for a Dask ``X``)."""
     if is_dask_array(X):
         return take_rows(X, rows)
-    return xp.take(X, _index(rows, xp=xp, device=device_of(X)), axis=0)
+    return xp.take(X, index_array(rows, xp=xp, device=device_of(X)), axis=0)
 
 
 def _factor(
@@ -367,7 +368,7 @@ def _factor(
         pivots=tuple(pivots),
         landmarks=_rows(X, pivots, xp=xp),
         kernel=kernel,
-        L=xp.take(G, _index(pivots, xp=xp, device=device_of(G)), axis=0),
+        L=xp.take(G, index_array(pivots, xp=xp, device=device_of(G)), axis=0),
         projection=None,
         residual=d,
         method=method,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -104,10 +103,6 @@ def _check_rank(rank: Any, n: int, name: str = "rank", bound: str = "n_samples")
 
 def _as_dtype(a: Array, dtype: Any, *, xp: ModuleType) -> Array:
     return a if a.dtype == dtype else xp.astype(a, dtype)
-
-
-def _index(indices: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
-    return xp.asarray(list(indices), dtype=xp.int64, device=device)
 
 
 def cholesky_features(

@@ -8,13 +8,13 @@ from typing import Any
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace, index_array
 from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal, residual_dtype
-from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, _index
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
 
 Array = Any
 
@@ -144,7 +144,7 @@ def _nystrom(
     if chunked:  # the landmarks come to the client; C stays a lazy product over the row chunks
         S = take_rows(X, chosen)
     else:
-        idx = _index(chosen, xp=xp, device=device_of(X))
+        idx = index_array(chosen, xp=xp, device=device_of(X))
         S = xp.take(X, idx, axis=0)
         C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):

@@ -42,6 +42,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from lrkl._backend import index_array
 from lrkl._linalg import qr, solve_triangular
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -531,10 +532,6 @@ def out_of_sample_features(
     ]
 
 
-def _index(values: Sequence[int], *, xp: ModuleType, device: Any) -> Array:
-    return xp.asarray(list(values), dtype=xp.int64, device=device)
-
-
 def _unit_weights(fit: MklarenFit) -> Array:
     """``β'_t = β*_t / (‖Pg_t‖√(1+λ))``: the weights of the raw (centred) Cholesky columns."""
     return fit.beta / (fit.col_norm * math.sqrt(1.0 + fit.alpha))
@@ -554,7 +551,7 @@ def mklaren_predict(
         cols = kernel_columns(fit, q)
         if not cols:
             continue
-        idx = _index(cols, xp=xp, device=fit.beta.device)
+        idx = index_array(cols, xp=xp, device=fit.beta.device)
         centred = feats - xp.take(fit.col_mean, idx)[None, :]
         out = out + xp.matmul(centred, xp.take(weights, idx))
     return out
@@ -566,7 +563,7 @@ def chol_blocks(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> list[Arra
     for q in range(n_kernels):
         cols = kernel_columns(fit, q)
         Gq = _take_columns(fit.columns, cols, xp=xp)
-        rows = _index([fit.pivot_of[t] for t in cols], xp=xp, device=fit.columns.device)
+        rows = index_array([fit.pivot_of[t] for t in cols], xp=xp, device=fit.columns.device)
         out.append(xp.take(Gq, rows, axis=0))
     return out
 
@@ -577,7 +574,7 @@ def kernel_weights(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Array:
     parts = []
     for q in range(n_kernels):
         cols = kernel_columns(fit, q)
-        beta_q = xp.take(weights, _index(cols, xp=xp, device=weights.device))
+        beta_q = xp.take(weights, index_array(cols, xp=xp, device=weights.device))
         parts.append(xp.linalg.vector_norm(_take_columns(fit.columns, cols, xp=xp) @ beta_q))
     return xp.stack(parts)
 
@@ -599,7 +596,7 @@ def dual_coefficients(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Arr
         if not cols:
             continue
         Q, R = qr(_take_columns(fit.columns, cols, xp=xp), xp=xp)
-        beta_q = xp.take(weights, _index(cols, xp=xp, device=fit.columns.device))
+        beta_q = xp.take(weights, index_array(cols, xp=xp, device=fit.columns.device))
         # G(GᵀG)⁻¹β' = Q R⁻ᵀ β' with G = QR, avoiding the normal equations.
         out[q, :] = xp.matmul(Q, solve_triangular(R, beta_q, xp=xp, lower=False, trans=True))
     return out
