@@ -28,7 +28,7 @@ fig, ax = plt.subplots(figsize=(6, 3.5))
 for p in (1.0, 1.1, 1.5, 2.0, 4.0):
     clf = LowRankMKLClassifier(kernels, rank=50, p=p, C=10.0, random_state=0).fit(X, y)
     accuracy = clf.score(X_test, y_test)
-    ax.plot(sigmas, clf.weights_, "o-", label=f"p = {p:g} (accuracy {accuracy:.3f})")
+    ax.plot(sigmas, clf.kernel_weights_, "o-", label=f"p = {p:g} (accuracy {accuracy:.3f})")
 ax.set_xscale("log")
 ax.set_xlabel("kernel width σ")
 ax.set_ylabel("weight $d_k$")

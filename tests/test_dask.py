@@ -57,7 +57,7 @@ def test_slkl_regressor_on_dask_equals_numpy(client, data):
     ref = SLKLRegressor(n_columns=150, random_state=0).fit(X, y)
     model = SLKLRegressor(n_columns=150, random_state=0).fit(Xd, yd)
     assert model.mode_ == "gram"
-    assert isinstance(model.centres_, np.ndarray)
+    assert isinstance(model.centers_, np.ndarray)
     np.testing.assert_array_equal(model.support_, ref.support_)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-10)
@@ -139,7 +139,7 @@ def test_cg_kernel_ridge_on_dask_equals_numpy_one_graph_per_iteration(
     monkeypatch.setattr(_regularization, "dask_compute", lambda *a: graphs.append(1) or compute(*a))
     model = KernelRidge(**params).fit(Xd, da.from_array(Y, chunks=(CHUNK, 2)))
     assert len(graphs) == 2 * (1 + 5)  # per target: K̃ᵀy, then one graph per iteration
-    assert isinstance(model.centres_, np.ndarray)
+    assert isinstance(model.centers_, np.ndarray)
     np.testing.assert_allclose(model.dual_coef_, ref.dual_coef_, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-10)
     np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-10)

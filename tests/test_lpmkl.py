@@ -298,22 +298,24 @@ def test_classifier_on_every_backend(backend):
     reference = LowRankMKLClassifier(**params).fit(X, y)
     assert reference.score(X, y) > 0.9
     fitted = LowRankMKLClassifier(**params).fit(backend.asarray(X), backend.asarray(y))
-    np.testing.assert_allclose(to_numpy(fitted.weights_), reference.weights_, atol=1e-8)
+    np.testing.assert_allclose(
+        to_numpy(fitted.kernel_weights_), reference.kernel_weights_, atol=1e-8
+    )
     Xb = backend.asarray(X)
     np.testing.assert_allclose(
         to_numpy(fitted.decision_function(Xb)), reference.decision_function(X), atol=1e-7
     )
     np.testing.assert_array_equal(to_numpy(fitted.predict(Xb)), reference.predict(X))
     p = 2.0
-    assert np.sum(to_numpy(fitted.weights_) ** p) == pytest.approx(1.0)
+    assert np.sum(to_numpy(fitted.kernel_weights_) ** p) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("p", [1.0, 1.3, 4.0])
 def test_classifier_weights_satisfy_the_lp_constraint(p):
     X, y = _classification(seed=1)
     clf = LowRankMKLClassifier(rank=10, p=p, random_state=0).fit(X, y)
-    assert np.all(clf.weights_ >= 0)
-    assert np.sum(clf.weights_**p) ** (1 / p) == pytest.approx(1.0)
+    assert np.all(clf.kernel_weights_ >= 0)
+    assert np.sum(clf.kernel_weights_**p) ** (1 / p) == pytest.approx(1.0)
 
 
 def test_classifier_decision_is_the_features_model():
@@ -334,7 +336,7 @@ def test_multiclass_one_vs_rest_with_text_labels():
     X = np.concatenate([c + rng.normal(size=(30, 2)) for c in centres])
     y = np.repeat(np.array(["a", "b", "c"]), 30)
     clf = LowRankMKLClassifier(rank=10, random_state=0).fit(X, y)
-    assert clf.weights_.shape == (3, 7)
+    assert clf.kernel_weights_.shape == (3, 7)
     assert clf.decision_function(X).shape == (90, 3)
     assert clf.score(X, y) > 0.9
     np.testing.assert_array_equal(clf.classes_, ["a", "b", "c"])
@@ -347,7 +349,7 @@ def test_every_solver_gives_the_same_weights(solver):
     reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
     tol = 1e-4 if solver == "liblinear" else 1e-10
     clf = LowRankMKLClassifier(solver=solver, tol=tol, weight_tol=1e-6, **params).fit(X, y)
-    np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
+    np.testing.assert_allclose(clf.kernel_weights_, reference.kernel_weights_, atol=5e-3)
     if solver == "liblinear":  # no dual point
         assert np.isnan(clf.duality_gap_)
     else:
@@ -364,7 +366,7 @@ def test_classifier_gap_rule_reaches_the_optimum():
     ).fit(X, y)
     clf = LowRankMKLClassifier(stop="gap", tol=1e-5, max_iter=200000, **params).fit(X, y)
     assert clf.duality_gap_ <= 1e-5
-    np.testing.assert_allclose(clf.weights_, reference.weights_, atol=5e-3)
+    np.testing.assert_allclose(clf.kernel_weights_, reference.kernel_weights_, atol=5e-3)
     default = LowRankMKLClassifier(**params).fit(X, y)
     assert default.duality_gap_ > 0
 
@@ -448,7 +450,7 @@ def test_gap_rule_does_not_hang_on_the_last_bits(solver):
         LowRankMKLClassifier(**params).fit(X_, y) for X_ in (X, np.nextafter(X, np.inf))
     ]  # a ConvergenceWarning would fail the test (warnings are errors)
     assert abs(fits[0].n_iter_ - fits[1].n_iter_) <= 1
-    np.testing.assert_allclose(fits[0].weights_, fits[1].weights_, atol=1e-2)
+    np.testing.assert_allclose(fits[0].kernel_weights_, fits[1].kernel_weights_, atol=1e-2)
 
 
 def test_non_finite_iterates_stop_with_the_parameter_named():

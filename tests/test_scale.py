@@ -67,7 +67,7 @@ CHOICES = {
     "KernelRidgeCV": "alpha_",
     "KernelRidgeCV-kfold": "alpha_",
     "LowRankRidgeCV": "alpha_",
-    "SLKLRegressorCV": "weights_",
+    "SLKLRegressorCV": "kernel_weights_",
 }
 
 
@@ -128,7 +128,9 @@ def test_slkl_nu_of_the_default_is_reported_in_units_of_y_squared(k):
     reference = _reference("SLKLRegressor")[1]
     # ν_max·1e-5 at y·1e±200 is 1e∓395 times the reference's: outside float64 (documented)
     assert model.nu_ == (np.inf if k > 0 else 0.0)
-    np.testing.assert_allclose(model.weights_, reference.weights_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        model.kernel_weights_, reference.kernel_weights_, rtol=1e-9, atol=1e-12
+    )
 
 
 def test_slkl_refuses_a_nu_outside_float64_at_y_scale():

@@ -418,12 +418,12 @@ def test_predictions_equal_the_dense_formula(backend, fit_intercept):
     assert get_namespace(pred) is get_namespace(backend.asarray(X))
     assert device_of(pred) == device_of(backend.asarray(np.zeros(1)))
     S = to_numpy(model.candidates_)
-    mu = to_numpy(model.weights_)
+    mu = to_numpy(model.kernel_weights_)
     expected = _dense_predict(X, y, S, mu, X_test, fit_intercept=fit_intercept)
     np.testing.assert_allclose(to_numpy(pred), expected, rtol=1e-8, atol=1e-10)
     support = to_numpy(model.support_)
     np.testing.assert_array_equal(support, np.flatnonzero(mu > 0))
-    np.testing.assert_allclose(to_numpy(model.centres_), X[S[support]])
+    np.testing.assert_allclose(to_numpy(model.centers_), X[S[support]])
     assert model.objective_ == pytest.approx(model.objective_history_[-1])
     assert model.n_active_history_[-1] == support.size
 
@@ -434,7 +434,7 @@ def test_float32_stays_float32(backend):
     model = SLKLRegressor(n_columns=10, random_state=0).fit(
         backend.asarray(X, xp.float32), backend.asarray(y, xp.float32)
     )
-    assert model.weights_.dtype == xp.float32
+    assert model.kernel_weights_.dtype == xp.float32
     assert model.predict(backend.asarray(X, xp.float32)).dtype == xp.float32
 
 
@@ -593,7 +593,7 @@ def test_classifier_is_one_regression_per_class_on_one_candidate_set(backend):
     dense = K_test @ np.linalg.solve(K + np.eye(600), np.where(y[:, None] == np.arange(10), 1, -1))
     assert np.mean(predicted == y_test) >= np.mean(np.argmax(dense, axis=1) == y_test) - 0.05
     # The centres are the union of the classes' supports; a class's inactive centres weigh 0.
-    mu = to_numpy(model.weights_)
+    mu = to_numpy(model.kernel_weights_)
     active = np.flatnonzero((mu > 0).any(axis=0))
     np.testing.assert_array_equal(to_numpy(model.support_), active)
     dual = to_numpy(model.dual_coef_)
@@ -632,8 +632,8 @@ def test_uniform_rank_one_ridge_with_a_huge_weight_is_minimum_norm_least_squares
     X = rng.standard_normal((6, 3))
     y = np.sin(X[:, 0]) + X[:, 1]
     model = UniformRankOneRidge(weight=1e300, random_state=0).fit(X, y)
-    K = to_numpy(model.kernel_(X, model.centres_))
-    C = K / np.sqrt(np.diag(to_numpy(model.kernel_(model.centres_, model.centres_))))
+    K = to_numpy(model.kernel_(X, model.centers_))
+    C = K / np.sqrt(np.diag(to_numpy(model.kernel_(model.centers_, model.centers_))))
     Cc, yc = C - C.mean(axis=0), y - y.mean()
     coef = np.linalg.lstsq(Cc, yc, rcond=None)[0]
     fitted = C @ coef + (y.mean() - C.mean(axis=0) @ coef)

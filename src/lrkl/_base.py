@@ -73,6 +73,19 @@ class LRKLEstimator(BaseEstimator):
 
     _parameter_constraints: ClassVar[dict] = {}
 
+    #: Fitted attributes renamed (issue 34), old name → new name, declared by each class that
+    #: had the old one: reading it warns once (FutureWarning) and gives the new one's value.
+    _renamed_attributes: ClassVar[dict[str, str]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        new = type(self)._renamed_attributes.get(name)
+        if new is None:
+            msg = f"{type(self).__name__!r} object has no attribute {name!r}"
+            raise AttributeError(msg)
+        value = getattr(self, new)  # an AttributeError (not fitted) names the new attribute
+        _warn_renamed(type(self).__name__, name, new)
+        return value
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name in FIT_METHODS:
@@ -124,6 +137,13 @@ class LRKLEstimator(BaseEstimator):
             f"held; {advice}"
         )
         warnings.warn(msg, ConvergenceWarning, stacklevel=3)
+
+
+@functools.cache
+def _warn_renamed(owner: str, old: str, new: str) -> None:
+    """The FutureWarning of a renamed attribute, once per class and name."""
+    msg = f"{owner}.{old} is now {owner}.{new}; the old name will be removed in the next release"
+    warnings.warn(msg, FutureWarning, stacklevel=4)
 
 
 class LRKLRegressor(RegressorMixin, LRKLEstimator):

@@ -270,7 +270,7 @@ def _table3(runner: _Runner, runs: int, Ms: tuple[int, ...]) -> str | None:
         rows[M]["binary"].append(np.sum((scores > 0) != truth, axis=0))
         rows[M]["SLKL"].append(errors)
         rows[M]["s"].append(seconds)
-        rows[M]["m0"].append(float(np.mean(np.sum(to_numpy(model.weights_) > 0, axis=1))))
+        rows[M]["m0"].append(float(np.mean(np.sum(to_numpy(model.kernel_weights_) > 0, axis=1))))
         centres = to_numpy(model.candidates_)
         rows[M]["Nyst"].append(
             _nystrom_errors(kernel, data.X_train, data.y_train, data.X_test, data.y_test, centres)
@@ -312,7 +312,7 @@ def _mnist(runner: _Runner) -> str | None:
     print("§5.4 (MNIST): fitting ten digits on 60 000 rows", file=sys.stderr)
     _, seconds = timed(runner.xp, model.fit, X, data.y_train)
     error = float(np.mean(to_numpy(model.predict(X_test)) != data.y_test))
-    m0 = float(np.mean(np.sum(to_numpy(model.weights_) > 0, axis=1)))
+    m0 = float(np.mean(np.sum(to_numpy(model.kernel_weights_) > 0, axis=1)))
     rows = [
         ["test error", f"{100 * error:.2f} %", "about 2 % (HOG features)"],
         ["fit, all ten digits (s)", f"{seconds:.1f}", ""],

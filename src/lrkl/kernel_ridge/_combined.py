@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from lrkl._backend import device_of
 from lrkl._validation import (
@@ -52,6 +52,8 @@ class KernelCentring:
 class CombinedKernelRidge(KernelExpansionRegressor):
     """Exact kernel ridge regression on ``Σ_q η_q K_q`` (each ``K_q`` centred when the weights
     say so); subclasses give the weights."""
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {"centring_": "centering_"}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -114,7 +116,7 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         )
         self.dual_coef_, self.intercept_ = dual * y_scale, intercept * y_scale
         self.kernel_weights_ = weights
-        self.centring_ = centring
+        self.centering_ = centring
         self.X_fit_ = X
         self.kernels_ = kernels
         self.n_features_in_ = X.shape[1]
@@ -125,8 +127,8 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         block = None
         for q, kernel in enumerate(self.kernels_):
             part = _as_dtype(kernel._evaluate(X, self.X_fit_, xp=xp), X.dtype, xp=xp)
-            if self.centring_ is not None:
-                part = self.centring_[q].test(part, xp=xp)
+            if self.centering_ is not None:
+                part = self.centering_[q].test(part, xp=xp)
             part = self.kernel_weights_[q] * part
             block = part if block is None else block + part
         return block

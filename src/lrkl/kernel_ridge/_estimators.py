@@ -57,11 +57,11 @@ def sample_rows(n: int, M: int, random_state: Any) -> list[int]:
 
 
 class KernelExpansionRegressor(LRKLRegressor):
-    """``predict`` of ``f(x) = Σ_j dual_coef_[j] k(centres_[j], x) + intercept_`` in row blocks."""
+    """``predict`` of ``f(x) = Σ_j dual_coef_[j] k(centers_[j], x) + intercept_`` in row blocks."""
 
     def _kernel_block(self, X: Array, *, xp: Any) -> Array:
         """The kernel values between the rows of ``X`` and the centres."""
-        return self.kernel_._evaluate(X, self.centres_, xp=xp)
+        return self.kernel_._evaluate(X, self.centers_, xp=xp)
 
     @rowwise
     def predict(self, X: Array) -> Array:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from sklearn.model_selection import KFold, check_cv
 
@@ -233,7 +233,7 @@ class KernelRidge(KernelExpansionRegressor):
 
     Attributes
     ----------
-    centres_ : array of shape (n_samples, n_features)
+    centers_ : array of shape (n_samples, n_features)
     dual_coef_ : array of shape (n_samples,) or (n_samples, n_targets)
     intercept_ : array of shape () or (n_targets,)
     kernel_ : Kernel
@@ -253,6 +253,8 @@ class KernelRidge(KernelExpansionRegressor):
     >>> bool(abs(cg.predict(np.array([[1.0]]))[0] - np.sin(1.0)) < 1e-2)
     True
     """
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {"centres_": "centers_"}
 
     _parameter_constraints: dict = {
         "kernel": KERNEL_CONSTRAINT,
@@ -359,7 +361,7 @@ class KernelRidge(KernelExpansionRegressor):
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
         centres = dask_compute(X)[0] if is_dask_array(X) else X  # every row is a centre
         self.kernel_ = kernel
-        self.centres_ = centres
+        self.centers_ = centres
         self.dual_coef_, self.intercept_ = fit
         self.n_features_in_ = X.shape[1]
 
@@ -406,7 +408,7 @@ class KernelRidgeCV(KernelRidge):
         CG: the grid ``1 … max_iter``.
     mse_path_ : tuple of tuple of float
         Validation MSE, one row per grid value, one column per fold (one for leave-one-out).
-    centres_, dual_coef_, intercept_, kernel_, n_features_in_
+    centers_, dual_coef_, intercept_, kernel_, n_features_in_
         Of the model at the chosen value, as for :class:`KernelRidge`.
 
     Examples
@@ -563,7 +565,7 @@ class KernelRidgeSubset(KernelExpansionRegressor):
     ----------
     candidates_ : array of shape (M,)
         Training row numbers kept.
-    centres_ : array of shape (M, n_features)
+    centers_ : array of shape (M, n_features)
     dual_coef_ : array of shape (M,) or (M, n_targets)
     intercept_ : array of shape () or (n_targets,)
     kernel_ : Kernel
@@ -575,9 +577,11 @@ class KernelRidgeSubset(KernelExpansionRegressor):
     >>> from lrkl import KernelRidgeSubset
     >>> X = np.linspace(-3, 3, 200)[:, None]
     >>> model = KernelRidgeSubset(n_columns=40, alpha=1e-3, random_state=0)
-    >>> model.fit(X, np.sin(X[:, 0])).centres_.shape
+    >>> model.fit(X, np.sin(X[:, 0])).centers_.shape
     (40, 1)
     """
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {"centres_": "centers_"}
 
     _parameter_constraints: dict = {
         "kernel": KERNEL_CONSTRAINT,
@@ -641,6 +645,6 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         )
         fit = _rescaled(solve_rls(problem, y, alpha), y_scale)
         self.dual_coef_, self.intercept_ = fit
-        self.kernel_, self.centres_, self.n_features_in_ = kernel, X, X.shape[1]
+        self.kernel_, self.centers_, self.n_features_in_ = kernel, X, X.shape[1]
         self.candidates_ = candidates
         return self

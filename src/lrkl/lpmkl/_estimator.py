@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
@@ -120,7 +120,7 @@ class LowRankMKLClassifier(LRKLClassifier):
     Attributes
     ----------
     classes_ : array of shape (n_classes,)
-    weights_ : array of shape (n_kernels,) or (n_classes, n_kernels)
+    kernel_weights_ : array of shape (n_kernels,) or (n_classes, n_kernels)
         The kernel weights ``d`` (one row per class for more than two classes).
     features_ : lrkl.lowrank.LowRankFeatures
         The fitted feature map; ``features_.transform(X)`` gives ``[V_1 … V_m]`` in kernel
@@ -149,9 +149,11 @@ class LowRankMKLClassifier(LRKLClassifier):
     >>> X = rng.normal(size=(200, 2))
     >>> y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4).astype(int)
     >>> clf = LowRankMKLClassifier(rank=30, C=10.0, random_state=0).fit(X, y)
-    >>> clf.weights_.shape, bool(clf.score(X, y) > 0.9)
+    >>> clf.kernel_weights_.shape, bool(clf.score(X, y) > 0.9)
     ((7,), True)
     """
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {"weights_": "kernel_weights_"}
 
     _parameter_constraints: dict = {
         "kernels": [list, tuple, None],
@@ -288,7 +290,7 @@ class LowRankMKLClassifier(LRKLClassifier):
     def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
         binary = len(results) == 1
         stack = (lambda arrays: arrays[0]) if binary else xp.stack
-        self.weights_ = stack([r.weights for r, _, _ in results])
+        self.kernel_weights_ = stack([r.weights for r, _, _ in results])
         self.coef_ = stack([coef for _, coef, _ in results])
         self.intercept_ = stack([xp.asarray(r.solution.intercept) for r, _, _ in results])
         objectives = [r.objectives for r, _, _ in results]

@@ -23,7 +23,7 @@ import math
 import numbers
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, ClassVar
 
 from sklearn.utils import check_random_state
 
@@ -289,9 +289,9 @@ def _store_expansion(
     xp: ModuleType,
 ) -> None:
     """The kernel expansion of one SLKL solution per target on one candidate set, as fitted
-    attributes: one target gives 1-D ``dual_coef_``/``weights_`` and a scalar ``intercept_``;
+    attributes: one target gives 1-D ``dual_coef_``/``kernel_weights_`` and a scalar ``intercept_``;
     t targets put their centres together (the union of the supports, a class's inactive centres
-    weighing zero) with one column of ``dual_coef_`` and one row of ``weights_`` each."""
+    weighing zero) with one column of ``dual_coef_`` and one row of ``kernel_weights_`` each."""
     device = device_of(X)
     if len(results) == 1:
         (result,) = results
@@ -317,9 +317,9 @@ def _store_expansion(
     )
     estimator.kernel_ = kernel
     estimator.candidates_ = index_array(candidates, xp=xp, device=device)
-    estimator.weights_ = weights
+    estimator.kernel_weights_ = weights
     estimator.support_ = index_array(support, xp=xp, device=device)
-    estimator.centres_ = centres
+    estimator.centers_ = centres
     estimator.dual_coef_ = dual
     estimator.intercept_ = intercept
     estimator.n_iter_ = max(r.n_iter for r in results)
@@ -330,6 +330,11 @@ def _store_expansion(
 
 class _SLKLModel(KernelExpansionRegressor):
     """The fitted attributes of one SLKL solution, shared by SLKLRegressor and SLKLRegressorCV."""
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {
+        "centres_": "centers_",
+        "weights_": "kernel_weights_",
+    }
 
     def _store(
         self, result: SLKLResult, X: Array, candidates: list[int], kernel: Kernel, *, xp: ModuleType
@@ -417,11 +422,11 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
     ----------
     candidates_ : array of shape (M,)
         Training row numbers forming S.
-    weights_ : array of shape (M,)
+    kernel_weights_ : array of shape (M,)
         μ, one weight per candidate.
     support_ : array of shape (m0,)
         Positions in ``candidates_`` with μ > 0.
-    centres_ : array of shape (m0, n_features)
+    centers_ : array of shape (m0, n_features)
         The active training points ``X[candidates_[support_]]``.
     dual_coef_ : array of shape (m0,)
         ``μ_m a_m / √k(x_m, x_m)`` for the active centres.
@@ -461,7 +466,7 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
     >>> model = SLKLRegressor(n_columns=100, nu=0.01, random_state=0).fit(X, y)
     >>> bool(np.mean((model.predict(X) - y) ** 2) < 1e-3)
     True
-    >>> model.centres_.shape[0] == model.support_.shape[0] < 100
+    >>> model.centers_.shape[0] == model.support_.shape[0] < 100
     True
     """
 
@@ -512,11 +517,11 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
     classes_ : array of shape (n_classes,)
     candidates_ : array of shape (M,)
         Training row numbers forming S.
-    weights_ : array of shape (M,) or (n_classes, M)
+    kernel_weights_ : array of shape (M,) or (n_classes, M)
         μ per candidate (one row per class with more than two classes).
     support_ : array of shape (m0,)
         Positions in ``candidates_`` active (μ > 0) for at least one class.
-    centres_ : array of shape (m0, n_features)
+    centers_ : array of shape (m0, n_features)
         The training points ``X[candidates_[support_]]``.
     dual_coef_ : array of shape (m0,) or (m0, n_classes)
         Dual coefficients of the centres (zero where a class leaves a centre inactive).
@@ -540,6 +545,11 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
     >>> bool(model.score(X[1200:], y[1200:]) > 0.9)
     True
     """
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {
+        "centres_": "centers_",
+        "weights_": "kernel_weights_",
+    }
 
     def fit(self, X: Array, y: Array) -> SLKLClassifier:
         """Draw S, then fit one SLKL regression per column of the ±1 targets.
@@ -566,9 +576,9 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
         return self
 
     def _decision(self, X: Array, method: str) -> Array:
-        """``Σ_j dual_coef_[j] k(centres_[j], x) + intercept_``, in row blocks."""
+        """``Σ_j dual_coef_[j] k(centers_[j], x) + intercept_``, in row blocks."""
         xp, X = check_predict_X(self, X, like="dual_coef_", method=method)
-        kernel, centres = self.kernel_, self.centres_
+        kernel, centres = self.kernel_, self.centers_
         return predict_dual(
             lambda rows: kernel._evaluate(rows, centres, xp=xp),
             X,

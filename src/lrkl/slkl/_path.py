@@ -248,7 +248,7 @@ class SLKLRegressorCV(_SLKLModel):
         ``nu_``, ``nus_``, ``nu_max_`` and ``mse_path_`` are in the units of ``y²`` (``inf``
         where that leaves float64, for ``|y|`` beyond about 1e154): the path is computed on
         ``y`` brought to unit scale, so that the choice does not depend on y's scale.
-    candidates_, weights_, support_, centres_, dual_coef_, intercept_, kernel_, objective_
+    candidates_, kernel_weights_, support_, centers_, dual_coef_, intercept_, kernel_, objective_
     n_iter_, mode_, n_features_in_
         Of the refit on all the data with ``nu_``, as for :class:`SLKLRegressor`.
 

@@ -4,7 +4,7 @@ on the uniform combination of SLKL's M rank-1 kernels."""
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array
 from lrkl._validation import (
@@ -50,7 +50,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
     Attributes
     ----------
     candidates_ : array of shape (M,)
-    centres_ : array of shape (M, n_features)
+    centers_ : array of shape (M, n_features)
     dual_coef_ : array of shape (M,)
     intercept_ : array of shape ()
     n_features_in_ : int
@@ -63,6 +63,8 @@ class UniformRankOneRidge(KernelExpansionRegressor):
     >>> UniformRankOneRidge(n_columns=20, random_state=0).fit(X, np.sin(X[:, 0])).dual_coef_.shape
     (20,)
     """
+
+    _renamed_attributes: ClassVar[dict[str, str]] = {"centres_": "centers_"}
 
     _parameter_constraints: dict = {
         "kernel": KERNEL_CONSTRAINT,
@@ -121,7 +123,7 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         # Column c_m = k(·, x_m)/√k(x_m, x_m): the dual coefficient of centre m is g_m/√k_mm.
         device = device_of(X)
         self.candidates_ = index_array(rows, xp=xp, device=device)
-        self.centres_ = xp.take(X, self.candidates_, axis=0)
+        self.centers_ = xp.take(X, self.candidates_, axis=0)
         dual = fit.coef / hxp.sqrt(problem.k_diag) * y_scale
         self.dual_coef_ = from_host(dual, xp=xp, device=device, dtype=X.dtype)
         intercept = fit.intercept * y_scale

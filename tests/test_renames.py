@@ -1,0 +1,69 @@
+"""Renamed public names (issue 34): the old name still reads, warns once, and is the new one."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from lrkl import (
+    KernelRidge,
+    KernelRidgeCV,
+    KernelRidgeSubset,
+    LowRankMKLClassifier,
+    SLKLClassifier,
+    SLKLRegressor,
+    SLKLRegressorCV,
+    UniformKernelRidge,
+    UniformRankOneRidge,
+)
+from lrkl._base import _warn_renamed
+from lrkl.kernels import Gaussian, Linear
+
+RENAMED = [
+    (KernelRidge(), "centres_", "centers_"),
+    (KernelRidgeCV(), "centres_", "centers_"),
+    (KernelRidgeSubset(n_columns=10, random_state=0), "centres_", "centers_"),
+    (UniformRankOneRidge(n_columns=10, random_state=0), "centres_", "centers_"),
+    (SLKLRegressor(n_columns=10, random_state=0), "centres_", "centers_"),
+    (SLKLRegressor(n_columns=10, random_state=0), "weights_", "kernel_weights_"),
+    (SLKLRegressorCV(n_columns=10, n_nus=3, random_state=0), "weights_", "kernel_weights_"),
+    (SLKLClassifier(n_columns=10, random_state=0), "centres_", "centers_"),
+    (SLKLClassifier(n_columns=10, random_state=0), "weights_", "kernel_weights_"),
+    (
+        LowRankMKLClassifier(kernels=[Gaussian(0.5), Linear()], rank=5, random_state=0),
+        "weights_",
+        "kernel_weights_",
+    ),
+    (UniformKernelRidge(kernels=[Gaussian(0.5), Linear()]), "centring_", "centering_"),
+]
+
+
+def _data(classifier: bool):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    return X, (y > np.median(y)).astype(int) if classifier else y
+
+
+@pytest.mark.parametrize(("estimator", "old", "new"), RENAMED, ids=lambda v: str(v)[:40])
+def test_old_attribute_name_warns_once_and_reads_the_new(estimator, old, new):
+    classifier = type(estimator).__name__.endswith("Classifier")
+    estimator.fit(*_data(classifier))
+    _warn_renamed.cache_clear()
+    with pytest.warns(FutureWarning, match=rf"{type(estimator).__name__}\.{old} is now .*{new}"):
+        value = getattr(estimator, old)
+    assert value is getattr(estimator, new)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        getattr(estimator, old)  # once: the second read is silent
+    assert old not in vars(estimator)
+
+
+def test_names_that_never_existed_stay_missing():
+    model = KernelRidge().fit(*_data(False))
+    with pytest.raises(AttributeError, match="no attribute 'weights_'"):
+        model.weights_  # noqa: B018
+    with pytest.raises(AttributeError, match="centers_"):
+        KernelRidge().centres_  # noqa: B018  (not fitted: the new name is the one missing)
