@@ -991,3 +991,14 @@ def test_lp_mkl_bounds_max_outer_iter():
     problem = lpmkl.svm_problem([X], np.where(y > 0, 1.0, -1.0), 1.0, xp=np)
     with pytest.raises(ValueError, match=r"max_outer_iter must be an integer in \[1, 10000\]"):
         lpmkl.lp_mkl(problem, 2.0, xp=np, max_outer_iter=10**9, tol=0.0, weight_tol=0.0)
+
+
+@pytest.mark.parametrize("make_bad", [lambda X: (row for row in X), lambda X: object()])
+def test_an_object_that_is_no_array_is_refused_naming_x(make_bad):
+    from lrkl.kernels import Gaussian
+
+    X = np.random.default_rng(0).standard_normal((10, 2))
+    with pytest.raises(TypeError, match="X must be an array-like of numbers"):
+        KernelRidge().fit(make_bad(X), X[:, 0])
+    with pytest.raises(TypeError, match="X must be an array-like of numbers"):
+        Gaussian(0.5)(make_bad(X), X)

@@ -335,6 +335,12 @@ def _object_to_float(
         return x.astype(np.float64)
     except (TypeError, ValueError):
         pass
+    if x.ndim == 0:  # one object that is no array: a generator, an iterator, anything else
+        msg = (
+            f"{name} must be an array-like of numbers (an array, a list of rows, a DataFrame), "
+            f"received a {type(x[()]).__name__}"
+        )
+        raise TypeError(msg)
     for index in np.ndindex(x.shape):
         value = x[index]
         index = index if len(index) > 1 else index[0]

@@ -28,6 +28,7 @@ from lrkl.lowrank._cholesky import (
 )
 from lrkl.lowrank._factor import (
     LowRankFactor,
+    _as_dtype,
     _check_rank,
 )
 
@@ -153,11 +154,7 @@ def csi(
         raise ValueError(msg)
     tol = check_number(tol, name="tol")
     gain_tol = check_number(gain_tol, name="gain_tol")
-    Y = y[:, None] if y.ndim == 1 else y
-    factor = _csi(kernel, X, Y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
-    if is_dask_array(X):  # like every factor of a Dask X: G and residual in X's row chunks
-        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
-    return factor
+    return _csi(kernel, X, y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
 
 
 def _is_bool(value: Any) -> bool:
@@ -169,6 +166,39 @@ def _is_bool(value: Any) -> bool:
 
 
 def _csi(
+    kernel: Kernel,
+    X: Array,
+    y: Array,  # shape: (n,) or (n, t), in memory (computed here when Dask)
+    rank: int,
+    kappa: float,
+    lookahead: int,
+    centering: bool,
+    tol: float,
+    gain_tol: float,
+    *,
+    xp: ModuleType,
+) -> LowRankFactor:
+    """:func:`csi` on validated inputs (what :class:`LowRankFeatures` calls); a Dask ``X`` gives
+    ``G`` and the residual in its row chunks, like every factor of a Dask ``X``."""
+    y = _as_dtype(dask_compute(y)[0] if is_dask_array(y) else y, X.dtype, xp=xp)
+    factor = _csi_factor(
+        kernel,
+        X,
+        y[:, None] if y.ndim == 1 else y,
+        rank,
+        kappa,
+        lookahead,
+        centering,
+        tol,
+        gain_tol,
+        xp=xp,
+    )
+    if is_dask_array(X):
+        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
+    return factor
+
+
+def _csi_factor(
     kernel: Kernel,
     X: Array,
     Y: Array,  # shape: (n, t)

@@ -22,10 +22,10 @@ from lrkl._validation import (
     clip_to_samples,
 )
 from lrkl.kernels import Kernel
-from lrkl.lowrank._csi import csi
+from lrkl.lowrank._csi import _csi
 from lrkl.lowrank._factor import LowRankFactor
-from lrkl.lowrank._icd import chunked_icd, icd
-from lrkl.lowrank._nystrom import nystrom
+from lrkl.lowrank._icd import _icd, chunked_icd
+from lrkl.lowrank._nystrom import _nystrom
 
 __all__ = ["LowRankFeatures"]
 
@@ -218,7 +218,7 @@ class LowRankFeatures(LRKLTransformer):
             factors = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
         else:
             factors = [
-                self._factor(kernel, X, y, r, landmarks, self.tol, lookahead)
+                self._factor(kernel, X, y, r, landmarks, self.tol, lookahead, xp=xp)
                 for kernel, r in zip(kernels, ranks, strict=True)
             ]
         # A tol at or above a kernel's largest diagonal stops its factor before the first
@@ -229,7 +229,7 @@ class LowRankFeatures(LRKLTransformer):
                 if is_dask_array(X):
                     (factors[q],) = chunked_icd([kernels[q]], X, [1], 0.0, xp=xp)
                 else:
-                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead)
+                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead, xp=xp)
         self.factors_ = factors
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
@@ -246,24 +246,19 @@ class LowRankFeatures(LRKLTransformer):
         order: list[int] | None,
         tol: float,
         lookahead: int,
+        *,
+        xp: Any,
     ) -> LowRankFactor:
+        # X, y, the kernel and every option are validated by fit: the factorisations' cores
         if self.method == "icd":
-            return icd(kernel, X, r, tol=tol)
+            return _icd(kernel, X, r, tol, xp=xp)
         if self.method == "csi":
-            return csi(
-                kernel,
-                X,
-                y,
-                r,
-                kappa=self.kappa,
-                lookahead=lookahead,
-                tol=tol,
-                gain_tol=self.gain_tol,
-            )
+            centering = True  # csi's default: the estimators fit an intercept
+            options = (float(self.kappa), lookahead, centering, tol, float(self.gain_tol))
+            return _csi(kernel, X, y, r, *options, xp=xp)
         if self.n_landmarks is None:
-            return nystrom(kernel, X, r, landmarks=order[:r])
-        m = len(order)  # n_landmarks, clipped to n_samples in _fit
-        return nystrom(kernel, X, m, rank=r, landmarks=order)
+            return _nystrom(kernel, X, order[:r], None, xp=xp)
+        return _nystrom(kernel, X, order, r, xp=xp)  # n_landmarks (clipped in _fit) landmarks
 
     @rowwise
     def transform(self, X: Array) -> Array:
