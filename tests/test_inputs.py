@@ -1002,3 +1002,10 @@ def test_an_object_that_is_no_array_is_refused_naming_x(make_bad):
         KernelRidge().fit(make_bad(X), X[:, 0])
     with pytest.raises(TypeError, match="X must be an array-like of numbers"):
         Gaussian(0.5)(make_bad(X), X)
+
+
+def test_alignment_weights_take_lists():
+    from lrkl.alignment import alignment_weights
+
+    eta = alignment_weights([1.0, 2.0], [[1.0, 0.0], [0.0, 1.0]], "align")
+    np.testing.assert_allclose(eta, [1 / 3, 2 / 3])

@@ -211,3 +211,22 @@ def test_kernel_alignment_is_computed_on_unit_scale(k, c):
     else:
         with pytest.raises(ValueError, match="out of range for kernel_alignment"):
             kernel_alignment(scaled, yc)
+
+
+@pytest.mark.parametrize(("k", "c"), [(1.0, 1e200), (1.0, 1e-150), (1e100, 1.0), (1e-100, 1.0)])
+def test_factor_alignment_is_computed_on_unit_scale(k, c):
+    """factor_alignment overflowed to inf at y · 1e200 or factors · 1e200 (a ∝ s² t²,
+    M ∝ s⁴): it computes at unit scale; a statistic past float64 is refused by name."""
+    from lrkl.alignment import factor_alignment
+
+    X, y, _ = _data()
+    a0, M0 = factor_alignment([X[:, :2], X[:, 2]], y)
+    m_factor, a_factor = k * k * k * k, k * k * c * c  # inf, not an OverflowError, past float64
+    if math.isfinite(m_factor * float(np.max(M0))) and math.isfinite(a_factor * float(np.max(a0))):
+        with np.errstate(over="raise", invalid="raise"):
+            a, M = factor_alignment([X[:, :2] * k, X[:, 2] * k], y * c)
+        np.testing.assert_allclose(a, a0 * a_factor, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(M, M0 * m_factor, rtol=1e-12, atol=0)
+    else:
+        with pytest.raises(ValueError, match="out of range for factor_alignment"):
+            factor_alignment([X[:, :2] * k, X[:, 2] * k], y * c)

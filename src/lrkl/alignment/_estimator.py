@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace
+from lrkl._backend import check_array, ensure_array, get_namespace
 from lrkl._validation import Interval, StrOptions
-from lrkl.alignment._weights import ALIGNMENT_METHODS, alignment_weights
+from lrkl.alignment._weights import (
+    ALIGNMENT_METHODS,
+    _alignment_weights,
+    scale_back_alignment,
+)
 from lrkl.kernel_ridge._combined import CombinedKernelRidge, KernelCentring
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import Kernel
@@ -52,31 +55,15 @@ def _unit_scale_alignment(
     Ks: Sequence[Array], y: Array, /, *, xp: ModuleType
 ) -> tuple[Array, Array]:
     """:func:`_kernel_alignment` computed on ``K_q / s_q`` and ``y / t`` (powers of two near
-    their largest magnitude, exact) and multiplied back: ``a_q = s_q t² a'_q`` and
-    ``M_ql = s_q s_l M'_ql``. The products of entries of 1e±300 no longer overflow (or
-    underflow) on the way; a statistic that itself leaves the floating range is refused."""
+    their largest magnitude, exact) and scaled back (:func:`scale_back_alignment`): products of
+    entries of 1e±300 no longer overflow (or underflow) on the way; a statistic that itself
+    leaves the floating range is refused."""
     s = [power_of_two_scale(K, xp=xp) for K in Ks]
     t = power_of_two_scale(y, xp=xp)
     a, M = _kernel_alignment([K / sq for K, sq in zip(Ks, s, strict=True)], y / t, xp=xp)
-    p, top = len(Ks), float(xp.finfo(a.dtype).max)
-    factors = {"a": [sq * t * t for sq in s], "M": [sq * sl for sq in s for sl in s]}
-    out = []
-    for name, values, f in (("a", a, factors["a"]), ("M", xp.reshape(M, (-1,)), factors["M"])):
-        # |v| · f > top, without forming the overflowing product (no warning, no inf · 0)
-        limits = [math.inf if x == 0 else top / x if x <= top else 0.0 for x in f]
-        limits = xp.asarray(limits, dtype=a.dtype, device=device_of(a))
-        if bool(xp.any(xp.abs(values) > limits)):
-            msg = (
-                f"Ks and y are out of range for kernel_alignment: the statistic {name} of "
-                f"kernels of max |K| up to {max(s):.3g} and y of max |y| about {t:.3g} (powers "
-                "of two) exceeds the floating range. The alignment weights do not depend on "
-                "the scale of the kernels or of y: divide them by a constant first"
-            )
-            raise ValueError(msg)
-        out.append(
-            values * xp.asarray([min(x, top) for x in f], dtype=a.dtype, device=device_of(a))
-        )
-    return out[0], xp.reshape(out[1], (p, p))
+    return scale_back_alignment(
+        a, M, s, t, function="kernel_alignment", arguments="Ks and y", xp=xp
+    )
 
 
 def _kernel_alignment(Ks: Sequence[Array], y: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
@@ -179,4 +166,4 @@ class AlignmentKernelRidge(CombinedKernelRidge):
             warnings.simplefilter("ignore", RuntimeWarning)
             self.target_alignment_ = a * y_scale * y_scale
         self.kernel_alignment_ = M
-        return alignment_weights(a, M, self.method), self.method != "align"
+        return _alignment_weights(a, M, self.method, xp=xp), self.method != "align"

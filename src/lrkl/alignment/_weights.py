@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -16,6 +18,8 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_option
 from lrkl._linalg import lstsq
+from lrkl.kernel_ridge._scaling import power_of_two_scale
+from lrkl.lowrank._factor import _as_dtype
 
 #: The weightings of :func:`alignment_weights`.
 ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
@@ -55,20 +59,49 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
         shapes = [tuple(f.shape) for f in factors]
         msg = f"factors must be 1-D or 2-D arrays, received shapes {shapes}"
         raise ValueError(msg)
-    G = xp.concat([f[:, None] if f.ndim == 1 else f for f in factors], axis=1)
-    G = check_array(G, name="factors", xp=xp)
+    factors = [f[:, None] if f.ndim == 1 else f for f in factors]
+    G = check_array(xp.concat(factors, axis=1), name="factors", xp=xp)  # one dtype for all
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=G.dtype)
     check_consistent_length(factors=G, y=y)
+    return _factor_alignment([_as_dtype(f, G.dtype, xp=xp) for f in factors], y, xp=xp)
+
+
+def _factor_alignment(
+    factors: Sequence[Array], y: Array, /, *, xp: ModuleType
+) -> tuple[Array, Array]:
+    """:func:`factor_alignment` on trusted inputs (2-D factors of one dtype): computed on
+    ``G_q / s_q`` and ``y / t`` (powers of two, exact) and scaled back
+    (:func:`scale_back_alignment`), so that factors or targets of 1e±200 neither overflow nor
+    underflow on the way."""
+    s = [power_of_two_scale(G, xp=xp) for G in factors]
+    t = power_of_two_scale(y, xp=xp)
+    a, M = _factor_statistics([G / sq for G, sq in zip(factors, s, strict=True)], y / t, xp=xp)
+    return scale_back_alignment(
+        a,
+        M,
+        [sq * sq for sq in s],
+        t,
+        function="factor_alignment",
+        arguments="factors and y",
+        xp=xp,
+    )
+
+
+def _factor_statistics(
+    factors: Sequence[Array], y: Array, /, *, xp: ModuleType
+) -> tuple[Array, Array]:
+    """``a`` and ``M`` of :func:`factor_alignment`, as they are (no rescaling)."""
     Y = y[:, None] if y.ndim == 1 else y
-    sizes = [1 if f.ndim == 1 else f.shape[1] for f in factors]
+    sizes = [G.shape[1] for G in factors]
+    G = xp.concat(list(factors), axis=1)
     Gc = G - xp.mean(G, axis=0)
     gram = xp.matrix_transpose(Gc) @ Gc  # shape: (R, R), R = Σ r_q
     cy = xp.sum((xp.matrix_transpose(Gc) @ Y) ** 2, axis=1)  # shape: (R,)
     bounds = [0]
-    for s in sizes:
-        bounds.append(bounds[-1] + s)
+    for size in sizes:
+        bounds.append(bounds[-1] + size)
     p = len(sizes)
-    if all(s == 1 for s in sizes):
+    if all(size == 1 for size in sizes):
         return cy, gram * gram
     a = xp.stack([xp.sum(cy[bounds[q] : bounds[q + 1]]) for q in range(p)])
     rows = []
@@ -76,6 +109,48 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
         block = gram[bounds[q] : bounds[q + 1], :] ** 2
         rows.append(xp.stack([xp.sum(block[:, bounds[j] : bounds[j + 1]]) for j in range(p)]))
     return a, xp.stack(rows)
+
+
+def scale_back_alignment(
+    a: Array,
+    M: Array,
+    kernel_scales: Sequence[float],
+    t: float,
+    /,
+    *,
+    function: str,
+    arguments: str,
+    xp: ModuleType,
+) -> tuple[Array, Array]:
+    """``a_q · s_q t²`` and ``M_ql · s_q s_l``: the alignment statistics of kernels ``s_q K_q``
+    and targets ``t y`` from those of ``K_q`` and ``y`` (computed at unit scale). A statistic
+    that overflows the floating range is refused with a ValueError naming ``function`` and its
+    ``arguments``; one below the smallest subnormal is 0, its correctly rounded value."""
+    p, top = len(kernel_scales), float(xp.finfo(a.dtype).max)
+    scales = {
+        "a": [sq * t * t for sq in kernel_scales],
+        "M": [sq * sl for sq in kernel_scales for sl in kernel_scales],
+    }
+    out = []
+    for name, values in (("a", a), ("M", xp.reshape(M, (-1,)))):
+        f = scales[name]
+        # |v| · f > top, without forming the overflowing product (no warning, no inf · 0)
+        limits = [math.inf if x == 0 else top / x if x <= top else 0.0 for x in f]
+        limits = xp.asarray(limits, dtype=a.dtype, device=device_of(a))
+        with warnings.catch_warnings():  # an overflow is refused just below, by name
+            warnings.simplefilter("ignore", RuntimeWarning)
+            scale = xp.asarray([min(x, top) for x in f], dtype=a.dtype, device=device_of(a))
+            product = values * scale
+        if bool(xp.any(xp.abs(values) > limits)):
+            msg = (
+                f"{arguments} are out of range for {function}: the statistic {name} of kernels "
+                f"of scale up to {max(kernel_scales):.3g} and y of max |y| about {t:.3g} (powers "
+                "of two) exceeds the floating range. The alignment weights do not depend on the "
+                "scale of the kernels or of y: divide them by a constant first"
+            )
+            raise ValueError(msg)
+        out.append(product)
+    return out[0], xp.reshape(out[1], (p, p))
 
 
 def alignment_weights(a: Array, M: Array, /, method: str) -> Array:
@@ -112,6 +187,7 @@ def alignment_weights(a: Array, M: Array, /, method: str) -> Array:
     Array([0.66666667, 0.33333333], dtype=array_api_strict.float64)
     """
     check_option(method, ALIGNMENT_METHODS, name="method")
+    a, M = ensure_array(a, name="a"), ensure_array(M, name="M")  # lists are taken as NumPy
     xp = get_namespace(a, M)
     a = check_array(a, name="a", xp=xp, ndim=1)
     M = check_array(M, name="M", xp=xp, dtype=a.dtype)
@@ -119,6 +195,11 @@ def alignment_weights(a: Array, M: Array, /, method: str) -> Array:
     if tuple(M.shape) != (p, p):
         msg = f"M must have shape ({p}, {p}) to match a, received {tuple(M.shape)}"
         raise ValueError(msg)
+    return _alignment_weights(a, M, method, xp=xp)
+
+
+def _alignment_weights(a: Array, M: Array, method: str, /, *, xp: ModuleType) -> Array:
+    """:func:`alignment_weights` on trusted inputs."""
     if method == "align":
         total = xp.sum(a)
         return xp.where(total > 0, a / xp.where(total > 0, total, 1.0), 0.0)
