@@ -51,3 +51,64 @@ def test_kernels_lowrank_and_backend_import_no_family(path):
     if path == SRC / "lowrank" / "__init__.py":
         up = [m for m in up if m != "lrkl.alignment"]
     assert up == [], f"{path.relative_to(SRC)} imports {up} from above its layer"
+
+
+def _public_solver_functions() -> dict[str, str]:
+    """Public functions of the family packages that have a private core ``_name``: name → the
+    module that defines them."""
+    import importlib
+    import inspect
+
+    found = {}
+    for package in ("lowrank", "kernel_ridge", "lpmkl", "alignment", "slkl", "mklaren"):
+        module = importlib.import_module(f"lrkl.{package}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj):
+                home = importlib.import_module(obj.__module__)
+                if hasattr(home, f"_{name}"):
+                    found[name] = obj.__module__
+    return found
+
+
+def _calls(path: pathlib.Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            names.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
+    return names
+
+
+def test_the_library_calls_solver_cores_not_their_validating_wrappers():
+    """Validation happens once, at the public door (issue 33, class 11): inside lrkl, a public
+    solver-level function is only called by users (the experiments); the estimators and other
+    solvers call its private core."""
+    wrappers = _public_solver_functions()
+    assert len(wrappers) >= 15  # the set this test guards (lp_mkl, icd, solve_dual, ...)
+    offenders = []
+    for path in sorted(SRC.rglob("*.py")):
+        if "experiments" in path.parts:
+            continue
+        for name in sorted(_calls(path) & set(wrappers)):
+            defining = SRC / (wrappers[name].removeprefix("lrkl.").replace(".", "/") + ".py")
+            if path != defining:  # a wrapper's own module (its docstring examples, its core)
+                offenders.append(f"{path.relative_to(SRC)} calls {name}")
+    assert offenders == []
+
+
+def test_every_public_solver_function_has_a_private_core():
+    import importlib
+    import inspect
+
+    without = []
+    for package in ("lowrank", "kernel_ridge", "lpmkl", "alignment", "slkl", "mklaren"):
+        module = importlib.import_module(f"lrkl.{package}")
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) and not hasattr(
+                importlib.import_module(obj.__module__), f"_{name}"
+            ):
+                without.append(f"lrkl.{package}.{name}")
+    assert without == []

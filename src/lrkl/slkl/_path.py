@@ -115,10 +115,51 @@ def slkl_path(
     >>> path.n_active[0] <= path.n_active[1] <= path.n_active[2]
     True
     """
-    options = _solver_options(solver, selection, step)
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
     nus = check_grid(nus, name="nus")
     kernel = check_kernel(kernel, X)
+    return _slkl_path(
+        X,
+        y,
+        nus,
+        kernel=kernel,
+        n_columns=n_columns,
+        mode=mode,
+        solver=solver,
+        selection=selection,
+        step=step,
+        stop=stop,
+        tol=tol,
+        max_iter=max_iter,
+        random_state=random_state,
+        fit_intercept=fit_intercept,
+        memory_budget=memory_budget,
+        xp=xp,
+    )
+
+
+def _slkl_path(
+    X: Array,
+    y: Array,
+    nus: tuple[float, ...],
+    /,
+    *,
+    kernel: Kernel,
+    n_columns: int | None,
+    mode: str,
+    solver: str,
+    selection: str | None,
+    step: str | None,
+    stop: str,
+    tol: float,
+    max_iter: int | None,
+    random_state: Any,
+    fit_intercept: bool,
+    memory_budget: int,
+    xp: ModuleType,
+) -> SLKLPath:
+    """:func:`slkl_path` on validated inputs (what :class:`SLKLRegressorCV` calls per fold)."""
+    options = _solver_options(solver, selection, step)
     rng = check_random_state(random_state)
     (problem,), candidates, seed = _prepare(
         X,
@@ -183,7 +224,7 @@ def _fold_errors(
     X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
     X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
     M = min(n_columns, X_tr.shape[0])
-    path = slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=seed, **options)
+    path = _slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=seed, **options, xp=xp)
     kernel = options["kernel"]
     errors = []
     for result in path.results:
