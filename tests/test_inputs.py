@@ -1009,3 +1009,43 @@ def test_alignment_weights_take_lists():
 
     eta = alignment_weights([1.0, 2.0], [[1.0, 0.0], [0.0, 1.0]], "align")
     np.testing.assert_allclose(eta, [1 / 3, 2 / 3])
+
+
+def _indefinite_with_a_large_diagonal():
+    """Diagonal ≥ 29, smallest eigenvalue −69.9: only a factorisation can tell."""
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(12, 12))
+    K = A + A.T + 30.0 * np.eye(12)
+    K[0, 1] = K[1, 0] = 100.0
+    return K, np.arange(12.0)[:, None], rng.normal(size=12)
+
+
+def test_csi_and_mklaren_refuse_an_indefinite_precomputed_matrix_after_any_pivots():
+    """CSI and Mklaren pick pivots that are not the largest residual; their PSD check stopped
+    at the first such pivot and the negative residual was then clamped to 0 (a factor with
+    max |GGᵀ − K| = 307 returned silently). The check's tolerance now grows with the pivots'
+    amplification of rounding instead."""
+    from lrkl.kernels import Precomputed
+    from lrkl.lowrank import csi
+
+    K, rows, y = _indefinite_with_a_large_diagonal()
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        csi(Precomputed(matrix=K), rows, y, 12)
+    with pytest.raises(ValueError, match="not positive semi-definite"):
+        MklarenRegressor([Precomputed(matrix=K)], n_components=12).fit(rows, y)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_csi_and_mklaren_take_psd_precomputed_matrices_of_low_rank(seed):
+    from lrkl.kernels import Gaussian, Precomputed
+    from lrkl.lowrank import csi
+
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(size=(30, 2)), 1e3 + rng.normal(size=(30, 2))]  # two far clusters
+    K = Gaussian(gamma=0.3)(X) + Gaussian(gamma=3.0)(X)
+    y = np.sin(X[:, 0]) + rng.normal(scale=0.1, size=60)
+    rows = np.arange(60.0)[:, None]
+    for kappa in (0.0, 0.5, 0.99):
+        factor = csi(Precomputed(matrix=K), rows, y, 40, kappa=kappa, lookahead=5)
+        assert factor.rank > 0
+    MklarenRegressor([Precomputed(matrix=K)], n_components=40).fit(rows, y)

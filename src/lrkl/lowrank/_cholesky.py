@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -218,6 +219,7 @@ def remove_column(
     xp: ModuleType,
     check_psd: bool = False,
     d_pivot: Array | float | None = None,
+    amplification: float = 1.0,
 ) -> Array:
     """The residual diagonal after the Cholesky column ``g`` at ``pivot``: ``d − g²``, set to
     exactly 0 at the pivot and wherever it falls to ``tol`` or below (nothing left to explain:
@@ -233,7 +235,10 @@ def remove_column(
     ``δ (2 √(d_j d_p) + δ) / d_p``. The bound ``δ ≤ tol`` holds while every pivot so far was
     the largest residual (ICD); a pivot chosen for something else (CSI, Mklaren) with a small
     residual amplifies the rounding of the later columns by up to ``max d / d_p``, and a PSD
-    matrix can then show negative residuals far beyond ``tol``: check only greedy steps."""
+    matrix can then show negative residuals far beyond ``tol``: the tolerance is multiplied by
+    ``amplification``, the product of those ratios over the pivots so far
+    (:func:`pivot_amplification`), so that negative curvature beyond every rounding is still
+    refused, whatever chose the pivots."""
     if pivot is not None:
         d_pivot = d[pivot]
     check = check_psd and d_pivot is not None
@@ -241,7 +246,7 @@ def remove_column(
         # d_p ≤ 0 gives a zero column (scaled_column): then nothing changes and nothing is bound
         tiny = xp.finfo(d.dtype).smallest_normal
         d_p = xp.clip(xp.asarray(d_pivot, dtype=d.dtype, device=device_of(d)), min=tiny)
-        rounding = tol * (1.0 + 2.0 * xp.sqrt(xp.clip(d, min=0.0) / d_p))
+        rounding = tol * amplification * (1.0 + 2.0 * xp.sqrt(xp.clip(d, min=0.0) / d_p))
     d = d - g * g
     if check:
         require_psd(d, rounding, xp=xp)
@@ -249,6 +254,17 @@ def remove_column(
     if pivot is not None:
         d[pivot] = 0.0
     return d
+
+
+def pivot_amplification(amplification: float, d: Array, pivot: int, *, xp: ModuleType) -> float:
+    """``amplification · max(1, max d / d_pivot)``: how far the rounding of the residuals may
+    have grown once ``pivot`` is taken (1 while every pivot is the largest residual; inf, no
+    check, past a pivot of zero residual). :func:`remove_column` scales its PSD tolerance by
+    it."""
+    d_p, top = float(d[pivot]), float(xp.max(d))
+    if d_p <= 0.0:
+        return math.inf
+    return amplification * max(1.0, top / d_p)
 
 
 # --------------------------------------------------------------------------- look-ahead

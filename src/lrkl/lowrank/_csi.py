@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 from types import ModuleType
 from typing import Any
@@ -23,6 +24,7 @@ from lrkl.lowrank._cholesky import (
     _diagonal,
     _factor,
     lookahead_columns,
+    pivot_amplification,
     remove_column,
     residual_tolerance,
 )
@@ -237,7 +239,8 @@ def _csi_factor(
         return done, d_adv
 
     window, d_adv = look_ahead([], 0, min(lookahead, width))
-    greedy = not kernel.psd_by_construction  # a closed-form kernel needs no PSD check
+    check_psd = not kernel.psd_by_construction  # a closed-form kernel needs no PSD check
+    amplification = 1.0  # of the residuals' rounding by pivots that are not the largest
     for k in range(rank):
         candidate = d > tol
         if not bool(xp.any(candidate)):
@@ -257,9 +260,10 @@ def _csi_factor(
         columns.keep(window)
 
         g = G[:, k]
-        # negative curvature is told from rounding while every pivot is the largest residual
-        greedy = greedy and bool(d[i] >= xp.max(d))
-        d = remove_column(d, g, i, tol, xp=xp, check_psd=greedy)
+        # negative curvature is told from the residuals' rounding, amplified by small pivots
+        amplification = pivot_amplification(amplification, d, i, xp=xp)
+        check = check_psd and math.isfinite(amplification)
+        d = remove_column(d, g, i, tol, xp=xp, check_psd=check, amplification=amplification)
         pivots.append(i)
         q = orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
         norm = xp.sqrt(xp.sum(q * q))

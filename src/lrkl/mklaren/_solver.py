@@ -49,6 +49,7 @@ from lrkl.lowrank._cholesky import (
     KernelColumns,
     _diagonal,
     lookahead_columns,
+    pivot_amplification,
     remove_column,
     residual_tolerance,
 )
@@ -116,9 +117,10 @@ class _KernelState:
         self.pivots: list[int] = []  # S, in order of selection
         self.columns: list[int] = []  # indices t of its columns in the combined matrix
         self.lookahead: list[int] = []  # W, the pivots of the look-ahead columns
-        # Whether every pivot so far was the largest residual: only then is a negative residual
-        # beyond rounding proof that the kernel matrix is not PSD (remove_column's check_psd).
-        self.greedy = not kernel.psd_by_construction  # a closed-form kernel needs no check
+        # A negative residual beyond its rounding, amplified by the pivots that were not the
+        # largest residual, proves the kernel matrix is not PSD (remove_column's check_psd).
+        self.check_psd = not kernel.psd_by_construction  # a closed-form kernel needs no check
+        self.amplification = 1.0
         # Kernel columns K[:, w] of the look-ahead pivots: a refresh re-uses all but one.
         self.kernel_columns = KernelColumns(kernel, X, xp=xp)
 
@@ -405,8 +407,11 @@ def solve_mklaren(
             break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
 
         # Commit the column to the kernel's decomposition (§4, update step 3).
-        state.greedy = state.greedy and bool(state.d[pivot] >= xp.max(state.d))
-        state.d = remove_column(state.d, g, pivot, state.tol, xp=xp, check_psd=state.greedy)
+        state.amplification = pivot_amplification(state.amplification, state.d, pivot, xp=xp)
+        check = state.check_psd and math.isfinite(state.amplification)
+        state.d = remove_column(
+            state.d, g, pivot, state.tol, xp=xp, check_psd=check, amplification=state.amplification
+        )
         d[q, :] = state.d
         state.pivots.append(pivot)
         state.columns.append(t)
