@@ -426,11 +426,28 @@ def test_precomputed_refuses_non_finite_matrices(bad):
         Precomputed(matrix=np.eye(3)).set_params(matrix=K)
 
 
-@pytest.mark.parametrize("dtype", [str, object, complex])
-def test_precomputed_refuses_matrices_that_are_not_real_numbers(dtype):
+def test_precomputed_refuses_matrices_that_are_not_real_numbers():
     # text raised NumPy's "ufunc 'isfinite' not supported for the input types"
-    with pytest.raises(TypeError, match=r"matrix must hold kernel values \(float, integer or "):
-        Precomputed(matrix=np.eye(3).astype(dtype))
+    with pytest.raises(ValueError, match=r"Complex data not supported: matrix has dtype"):
+        Precomputed(matrix=np.eye(3).astype(complex))  # as every array lrkl takes
+    words = np.where(np.eye(3) > 0, "one", "zero")
+    with pytest.raises(ValueError, match=r"matrix must hold numbers, received text such as 'one'"):
+        Precomputed(matrix=words)
+
+
+@pytest.mark.parametrize("dtype", [str, object, "list"])
+def test_precomputed_takes_numbers_as_text_objects_or_lists_as_every_kernel(dtype):
+    K = np.array([[2.0, 0.5, 0.0], [0.5, 1.0, 0.25], [0.0, 0.25, 1.5]])
+    given = K.tolist() if dtype == "list" else K.astype(dtype)
+    rows = np.arange(3.0)[:, None]
+    np.testing.assert_array_equal(Precomputed(matrix=given)(rows), K)
+
+
+def test_precomputed_refuses_a_matrix_that_is_not_symmetric():
+    # the factorisations read one triangle and predictions the rows: a model of neither
+    with pytest.raises(ValueError, match=r"matrix must be symmetric .* up to 1 "):
+        Precomputed(matrix=np.triu(np.ones((12, 12))))
+    Precomputed(matrix=np.eye(3) + 1e-17)  # rounding is not asymmetry
 
 
 def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():
