@@ -246,7 +246,7 @@ def lp_mkl(
 
     The stopping rule, ``stop``:
 
-    - ``"mkl_gap"``: stop when the relative MKL duality gap (:func:`mkl_duality_gap`) is at most
+    - ``"mkl_gap"`` (:class:`lrkl.LowRankMKLClassifier`'s default): stop when the relative MKL duality gap (:func:`mkl_duality_gap`) is at most
       ``mkl_tol``. Each SVM is solved to a relative duality gap of ``GAP_SHARE`` times the last
       MKL gap (at least ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior
       point's tolerance): inexact while the weights move, exact as they settle, so the weights
@@ -254,10 +254,13 @@ def lp_mkl(
       certificate, goes to zero whatever rounding the iterates carry. ``tol`` and
       ``weight_tol`` are not used. liblinear gives no dual point: with it the loop stops as
       for ``"change"``.
-    - ``"change"``: the paper's rules: each SVM stops by the relative change of its objective
-      (``tol``, :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The
-      weights then move by the SVM's inexactness as well as by the update, so whether and
-      when the rule holds can depend on the last bits of the arithmetic.
+    - ``"change"`` (the default here, the paper's rules, which give ``tol`` and ``weight_tol``
+      their meaning): each SVM stops by the relative change of its objective (``tol``,
+      :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
+      move by the SVM's inexactness as well as by the update, so whether and when the rule
+      holds depends on the last bits of the arithmetic: the same fit can stop, or run to
+      ``max_outer_iter``, on different CPUs' BLAS kernels. Use ``"mkl_gap"`` for a result
+      that does not.
     - ``"gap"``: each SVM stops at the relative SVM duality gap ``tol`` (GFB's ``stop="gap"``),
       the loop when ``max |Δd| < weight_tol``.
 
