@@ -1049,3 +1049,18 @@ def test_csi_and_mklaren_take_psd_precomputed_matrices_of_low_rank(seed):
         factor = csi(Precomputed(matrix=K), rows, y, 40, kappa=kappa, lookahead=5)
         assert factor.rank > 0
     MklarenRegressor([Precomputed(matrix=K)], n_components=40).fit(rows, y)
+
+
+def test_solver_functions_refuse_a_fit_intercept_that_is_not_a_bool():
+    import array_api_compat.numpy as xp
+
+    from lrkl import kernel_ridge
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(10, 3)), rng.normal(size=10)
+    with pytest.raises(ValueError, match=r"fit_intercept must be True or False, received 'yes'"):
+        kernel_ridge.primal_problem(Z, y, fit_intercept="yes", xp=xp)
+    K = Z @ Z.T + np.eye(10)
+    solver = kernel_ridge.make_solver(K, "cholesky", xp=xp)
+    with pytest.raises(ValueError, match=r"fit_intercept must be True or False, received 1"):
+        kernel_ridge.solve_dual(solver, y, 1.0, fit_intercept=1, xp=xp)

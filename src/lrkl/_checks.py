@@ -50,3 +50,13 @@ def check_integer(value: Any, *, name: str, low: int = 1, high: int | None = Non
         msg = f"{name} must be an integer {bound}, received {value!r}"
         raise ValueError(msg)
     return int(value)
+
+
+def check_bool(value: Any, *, name: str) -> bool:
+    """``value`` as a bool if it is True or False (NumPy's booleans included), else a
+    :class:`ValueError`: ``"yes"`` or ``1`` would otherwise pass as true."""
+    dtype = getattr(value, "dtype", None)
+    if isinstance(value, bool) or (getattr(value, "ndim", None) == 0 and dtype.kind == "b"):
+        return bool(value)
+    msg = f"{name} must be True or False, received {value!r}"
+    raise ValueError(msg)

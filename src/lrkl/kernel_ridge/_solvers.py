@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
-from lrkl._checks import check_number, check_option
+from lrkl._checks import check_bool, check_number, check_option
 from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import (
     NotPositiveDefiniteError,
@@ -275,7 +275,12 @@ def solve_dual(
     if scale != 1.0:
         sqrt_weight = sqrt_weight / scale
     coef, intercept = _solve_dual(
-        solver, y, float(alpha), fit_intercept=bool(fit_intercept), xp=xp, sqrt_weight=sqrt_weight
+        solver,
+        y,
+        float(alpha),
+        fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
+        xp=xp,
+        sqrt_weight=sqrt_weight,
     )
     if scale != 1.0:
         top = float(xp.max(xp.abs(coef))) if math.prod(coef.shape) else 0.0
@@ -359,7 +364,11 @@ def primal_problem(
             # all-zero weights leave no data: the weighted means were 0 / 0
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
     return _primal_problem(
-        Z, y, fit_intercept=bool(fit_intercept), xp=xp, sample_weight=sample_weight
+        Z,
+        y,
+        fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
+        xp=xp,
+        sample_weight=sample_weight,
     )
 
 
@@ -538,7 +547,7 @@ def primal_loo_errors(
         problem,
         solver,
         alphas,
-        fit_intercept=bool(fit_intercept),
+        fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
         xp=xp,
         sample_weight=sample_weight,
     )

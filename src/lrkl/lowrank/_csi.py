@@ -14,7 +14,7 @@ from lrkl._backend import (
     ensure_array,
     get_namespace,
 )
-from lrkl._checks import check_number
+from lrkl._checks import check_bool, check_number
 from lrkl._dask import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
 from lrkl._linalg import orthogonalise
 from lrkl._validation import check_kernel
@@ -151,20 +151,10 @@ def csi(
         msg = f"lookahead must be an integer >= 0, received {lookahead!r}"
         raise ValueError(msg)
     lookahead = int(lookahead)
-    if not _is_bool(centering):
-        msg = f"centering must be True or False, received {centering!r}"
-        raise ValueError(msg)
+    centering = check_bool(centering, name="centering")
     tol = check_number(tol, name="tol")
     gain_tol = check_number(gain_tol, name="gain_tol")
-    return _csi(kernel, X, y, rank, kappa, lookahead, bool(centering), tol, gain_tol, xp=xp)
-
-
-def _is_bool(value: Any) -> bool:
-    """A Python bool or a boolean scalar of an array library (``np.True_``)."""
-    if isinstance(value, bool):
-        return True
-    dtype = getattr(value, "dtype", None)
-    return getattr(value, "ndim", None) == 0 and getattr(dtype, "kind", None) == "b"
+    return _csi(kernel, X, y, rank, kappa, lookahead, centering, tol, gain_tol, xp=xp)
 
 
 def _csi(
