@@ -248,12 +248,12 @@ def lp_mkl(
 
     - ``"mkl_gap"`` (:class:`lrkl.LowRankMKLClassifier`'s default): stop when the relative MKL
       duality gap (:func:`mkl_duality_gap`) is at most ``mkl_tol``. Each SVM is solved to a
-      relative duality gap of ``GAP_SHARE`` times the last MKL gap (at least ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior
-      point's tolerance): inexact while the weights move, exact as they settle, so the weights
-      are updated from solutions accurate enough to move them the right way, and the gap, a
-      certificate, goes to zero whatever rounding the iterates carry. ``tol`` and
-      ``weight_tol`` are not used. liblinear gives no dual point: with it the loop stops as
-      for ``"change"``.
+      relative duality gap of ``GAP_SHARE`` times the last MKL gap (at least
+      ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior point's tolerance):
+      inexact while the weights move, exact as they settle, so the weights are updated from
+      solutions accurate enough to move them the right way, and the gap, a certificate, goes
+      to zero whatever rounding the iterates carry. ``tol`` and ``weight_tol`` are not used.
+      liblinear gives no dual point: with it the loop stops as for ``"change"``.
     - ``"change"`` (the default here, the paper's rules, which give ``tol`` and ``weight_tol``
       their meaning): each SVM stops by the relative change of its objective (``tol``,
       :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
