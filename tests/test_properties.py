@@ -195,6 +195,8 @@ def _assert_close(got: np.ndarray, expected: np.ndarray, tolerance: float) -> No
 @pytest.mark.parametrize("name", _params("translation_float64"))
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 8), sign=st.sampled_from([-1.0, 1.0]))
+@example(data=_make_data(1, 40, 3), log_offset=8.0, sign=1.0)  # the bound, both ways
+@example(data=_make_data(2, 40, 3), log_offset=8.0, sign=-1.0)
 def test_translation_float64(name, data, log_offset, sign):
     """The fit on ``X + c`` (float64, ``|c|`` up to 1e8 times the spread of X) predicts at
     ``T + c`` what the fit on ``(X + c) − c`` predicts at ``(T + c) − c``, within 1e-6 of the
@@ -212,6 +214,8 @@ def test_translation_float64(name, data, log_offset, sign):
 @pytest.mark.parametrize("name", _params("translation_float32"))
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 3), sign=st.sampled_from([-1.0, 1.0]))
+@example(data=_make_data(1, 40, 3), log_offset=3.0, sign=1.0)  # the bound, both ways
+@example(data=_make_data(2, 40, 3), log_offset=3.0, sign=-1.0)
 def test_translation_float32(name, data, log_offset, sign):
     """float32, ``|c|`` up to 1e3 times the spread (what 24 bits hold; at least twice every
     ``|x|``, so that the moved-back values are exact in float32): within 1e-3 of the spread of
@@ -236,6 +240,8 @@ def test_translation_float32(name, data, log_offset, sign):
 @pytest.mark.parametrize("name", _params("scale"))
 @EXAMPLES
 @given(data=datasets(), k=st.integers(-150, 150))
+@example(data=_make_data(1, 40, 3), k=150)  # the bounds
+@example(data=_make_data(2, 40, 3), k=-150)
 def test_scale_of_x(name, data, k):
     """``gamma="scale"`` makes every kernel here a function of ``x / scale(X)``: the fit on
     ``10^k X`` predicts at ``10^k T`` what the fit on ``X`` predicts at ``T``, within 1e-6 of
@@ -251,6 +257,8 @@ def test_scale_of_x(name, data, k):
 @pytest.mark.parametrize("name", NAMES)
 @EXAMPLES
 @given(data=datasets(), k=st.integers(200, 300), sign=st.sampled_from([-1, 1]))
+@example(data=_make_data(1, 40, 3), k=200, sign=1)  # the bound, both ways
+@example(data=_make_data(2, 40, 3), k=200, sign=-1)
 def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
     """Beyond 1e±200 the width ``γ ∝ 1/Var(X)`` is not a float64: a ValueError about X."""
     X, y, _, _ = data

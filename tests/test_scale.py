@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lrkl import (
@@ -95,6 +95,8 @@ def _reference(name):
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 @settings(max_examples=6, deadline=None, derandomize=True)
 @given(k=st.integers(-200, 200))
+@example(k=200)  # the bounds
+@example(k=-200)
 def test_predictions_scale_with_y(name, k):
     X, y, T = _data()
     expected, reference = _reference(name)

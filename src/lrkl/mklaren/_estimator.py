@@ -198,14 +198,18 @@ class MklarenRegressor(LRKLRegressor):
             scoring=self.scoring,
             xp=xp,
         )
-        result = result._replace(
-            bias=result.bias * y_scale, beta=result.beta * y_scale, fitted=result.fitted * y_scale
-        )
-        self._store(result, kernels, X, xp=xp)
+        self._store(result, y_scale, kernels, X, xp=xp)
         return self
 
-    def _store(self, result: Any, kernels: list[Kernel], X: Array, *, xp: Any) -> None:
+    def _store(
+        self, unit: Any, y_scale: float, kernels: list[Kernel], X: Array, *, xp: Any
+    ) -> None:
+        """The fitted attributes from the fit ``unit`` of ``y / y_scale``: what is linear in y
+        is scaled back after anything is squared (a norm of y · 1e200 overflows)."""
         p = len(kernels)
+        result = unit._replace(
+            bias=unit.bias * y_scale, beta=unit.beta * y_scale, fitted=unit.fitted * y_scale
+        )
         self._fit_result = result
         self.kernels_ = kernels
         self.n_features_in_ = X.shape[1]
@@ -224,8 +228,8 @@ class MklarenRegressor(LRKLRegressor):
         self.coef_ = result.beta
         self.intercept_ = result.bias
         self.fitted_ = result.fitted
-        self.dual_coef_ = dual_coefficients(result, p, xp=xp)
-        self.kernel_weights_ = kernel_weights(result, p, xp=xp)
+        self.dual_coef_ = dual_coefficients(unit, p, xp=xp) * y_scale
+        self.kernel_weights_ = kernel_weights(unit, p, xp=xp) * y_scale
 
     def cholesky_features(self, X: Array) -> Array:
         """The raw Cholesky features of new points, one column per selected column.
