@@ -172,37 +172,8 @@ def _csi(
 ) -> LowRankFactor:
     """:func:`csi` on validated inputs (what :class:`LowRankFeatures` calls); a Dask ``X`` gives
     ``G`` and the residual in its row chunks, like every factor of a Dask ``X``."""
-    y = _as_dtype(dask_compute(y)[0] if is_dask_array(y) else y, X.dtype, xp=xp)
-    factor = _csi_factor(
-        kernel,
-        X,
-        y[:, None] if y.ndim == 1 else y,
-        rank,
-        kappa,
-        lookahead,
-        centering,
-        tol,
-        gain_tol,
-        xp=xp,
-    )
-    if is_dask_array(X):
-        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
-    return factor
-
-
-def _csi_factor(
-    kernel: Kernel,
-    X: Array,
-    Y: Array,  # shape: (n, t)
-    rank: int,
-    kappa: float,
-    lookahead: int,
-    centering: bool,
-    tol: float,
-    gain_tol: float,
-    *,
-    xp: ModuleType,
-) -> LowRankFactor:
+    Y = _as_dtype(dask_compute(y)[0] if is_dask_array(y) else y, X.dtype, xp=xp)
+    Y = Y[:, None] if Y.ndim == 1 else Y
     n, dev, dt = X.shape[0], device_of(Y), X.dtype  # Y: in memory when X is a Dask array
     if centering:
         Y = Y - xp.mean(Y, axis=0)
@@ -267,7 +238,10 @@ def _csi_factor(
                 break
     r = len(pivots)
     G = xp.asarray(G[:, :r], copy=True)
-    return _factor(G, pivots, X, kernel, d, "csi", xp=xp)
+    factor = _factor(G, pivots, X, kernel, d, "csi", xp=xp)
+    if is_dask_array(X):
+        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
+    return factor
 
 
 def _csi_scores(
