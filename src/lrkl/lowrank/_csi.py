@@ -222,7 +222,8 @@ def _csi(
 
         g = G[:, k]
         # negative curvature is told from the residuals' rounding, amplified by small pivots
-        amplification = pivot_amplification(amplification, d, i, xp=xp)
+        if check_psd:  # a reduction and a read-back per pivot: only where a check is due
+            amplification = pivot_amplification(amplification, d, i, xp=xp)
         check = check_psd and math.isfinite(amplification)
         d = remove_column(d, g, i, tol, xp=xp, check_psd=check, amplification=amplification)
         pivots.append(i)

@@ -407,7 +407,8 @@ def solve_mklaren(
             break  # the column adds no direction: with λ = 0 the Gram matrix would be singular
 
         # Commit the column to the kernel's decomposition (§4, update step 3).
-        state.amplification = pivot_amplification(state.amplification, state.d, pivot, xp=xp)
+        if state.check_psd:  # a reduction and a read-back: only where a check is due
+            state.amplification = pivot_amplification(state.amplification, state.d, pivot, xp=xp)
         check = state.check_psd and math.isfinite(state.amplification)
         state.d = remove_column(
             state.d, g, pivot, state.tol, xp=xp, check_psd=check, amplification=state.amplification
