@@ -80,6 +80,8 @@ def default_float(xp: ModuleType, device: Any = None) -> Any:
 def widest_float(xp: ModuleType, device: Any = None) -> Any:
     """float64 where ``device`` has it, else float32 (Apple's MPS has no float64): the dtype lrkl
     accumulates its sensitive parts in (pivots, Nyström's landmark block)."""
+    if array_api_compat.is_numpy_namespace(xp) or array_api_compat.is_cupy_namespace(xp):
+        return xp.float64  # on every device (asked per block: no namespace-info lookup)
     info = xp.__array_namespace_info__()
     try:
         available = info.dtypes(device=device, kind="real floating")

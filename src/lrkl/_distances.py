@@ -69,7 +69,7 @@ def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
-    return xp.clip(d, max=0.0)
+    return xp.minimum(d, 0.0)  # not clip: array-api-compat's clip costs a copy and a broadcast
 
 
 def _distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:

@@ -159,17 +159,17 @@ def _nystrom(
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
-    # C (and new rows' kernel values) carry the input dtype's rounding: directions of W below
-    # that level are noise in C, whatever W's own precision.
-    cutoff = m * xp.finfo(X.dtype).eps * xp.max(xp.abs(s))
-    _require_psd_landmarks(s, indefinite_threshold(xp.max(xp.abs(s)), X.dtype, xp=xp), xp=xp)
+    s_max = xp.max(xp.abs(s))
+    _require_psd_landmarks(s, indefinite_threshold(s_max, X.dtype, xp=xp), xp=xp)
     if rank is None:
-        scale = 1.0 / xp.sqrt(xp.clip(s, min=NYSTROM_EIGENVALUE_FLOOR))
+        scale = 1.0 / xp.sqrt(xp.maximum(s, NYSTROM_EIGENVALUE_FLOOR))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
     else:
         s_top = xp.flip(s[m - rank :], axis=0)
         U_top = xp.flip(U[:, m - rank :], axis=1)
-        keep = s_top > cutoff
+        # C (and new rows' kernel values) carry the input dtype's rounding: directions of W
+        # below that level are noise in C, whatever W's own precision.
+        keep = s_top > m * xp.finfo(X.dtype).eps * s_max
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
     projection = _as_dtype(projection, X.dtype, xp=xp)
