@@ -77,7 +77,8 @@ class _NoFloat64Info:
 
 
 def test_widest_float_falls_back_to_float32_without_float64():
-    xp = types.SimpleNamespace(__array_namespace_info__=_NoFloat64Info, float32=np.float32)
+    xp = types.ModuleType("mps_like")  # a namespace (a module, as every real one is)
+    xp.__array_namespace_info__, xp.float32 = _NoFloat64Info, np.float32
     assert B.widest_float(xp, "mps") is np.float32
     xp.finfo = np.finfo
     assert residual_dtype(np.float32, xp=xp, device="mps") is np.float32

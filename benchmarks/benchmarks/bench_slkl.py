@@ -16,9 +16,14 @@ from lrkl import SLKLRegressor
 from lrkl._backend import to_numpy
 from lrkl.datasets import make_sinc
 from lrkl.kernels import Gaussian
-from lrkl.slkl._coordinate import _CoordinateState
-from lrkl.slkl._problems import slkl_problem
 from lrkl.slkl._solver import _iterate, solve_slkl
+
+try:  # the modules of the SLKL split (issue 34)
+    from lrkl.slkl._coordinate import _CoordinateState
+    from lrkl.slkl._problems import slkl_problem
+except ImportError:  # a commit before it: asv compares commits on both sides of the split
+    from lrkl.slkl._solver import _ActiveSet as _CoordinateState
+    from lrkl.slkl._solver import slkl_problem
 
 from .common import OnBackend, namespace
 from .datasets import candidate_draw, sinc_2d, slkl_panel
