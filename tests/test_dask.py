@@ -181,14 +181,15 @@ def test_nystrom_features_on_dask_are_lazy_and_equal_numpy(client, data):
 
 
 def test_icd_on_dask_equals_numpy_with_one_graph_per_pivot(client, data, monkeypatch):
-    from lrkl.lowrank import _icd, icd
+    from lrkl import _executor
+    from lrkl.lowrank import icd
 
     X, _, Xd, _ = data
     kernel = Gaussian(gamma=0.5)
     ref = icd(kernel, X, 40)
     graphs = []
-    step = _icd.step_chunks
-    monkeypatch.setattr(_icd, "step_chunks", lambda *a: graphs.append(1) or step(*a))
+    step = _executor.step_chunks  # the executor's one graph per step
+    monkeypatch.setattr(_executor, "step_chunks", lambda *a: graphs.append(1) or step(*a))
     factor = icd(kernel, Xd, 40)
     assert len(graphs) == 1 + 40  # the diagonal, then one graph per pivot
     assert factor.pivots == ref.pivots
@@ -210,15 +211,15 @@ def test_icd_on_dask_stops_at_the_numerical_rank_like_numpy(client, data):
 
 
 def test_icd_features_of_several_kernels_share_one_graph_per_pivot(client, data, monkeypatch):
+    from lrkl import _executor
     from lrkl.kernels import Linear
-    from lrkl.lowrank import _icd
 
     X, _, Xd, _ = data
     params = dict(kernels=[Linear(), Gaussian(gamma=0.5), Gaussian(gamma=2.0)], rank=[10, 30, 20])
     ref = LowRankFeatures(**params).fit(X)
     graphs = []
-    step = _icd.step_chunks
-    monkeypatch.setattr(_icd, "step_chunks", lambda *a: graphs.append(1) or step(*a))
+    step = _executor.step_chunks  # the executor's one graph per step
+    monkeypatch.setattr(_executor, "step_chunks", lambda *a: graphs.append(1) or step(*a))
     features = LowRankFeatures(**params).fit(Xd)
     assert features.rank_ == ref.rank_ == (4, 30, 20)  # the linear kernel stops at rank 4
     assert len(graphs) == 1 + 30  # the diagonals, then one graph per pivot of all kernels
@@ -268,14 +269,15 @@ def test_a_model_fitted_on_dask_pickles_without_the_cluster(client, data, method
 
 
 def test_csi_on_dask_evaluates_its_kernel_columns_on_the_chunks(client, data, monkeypatch):
-    from lrkl.lowrank import _cholesky, csi
+    from lrkl import _executor
+    from lrkl.lowrank import csi
 
     X, y, Xd, yd = data
     kernel = Gaussian(gamma=0.5)
     ref = csi(kernel, X, y, 30, lookahead=5)
     graphs = []
-    compute = _cholesky.dask_compute
-    monkeypatch.setattr(_cholesky, "dask_compute", lambda *a: graphs.append(1) or compute(*a))
+    compute = _executor.dask_compute  # the executor's passes that come back to this process
+    monkeypatch.setattr(_executor, "dask_compute", lambda *a: graphs.append(1) or compute(*a))
     factor = csi(kernel, Xd, yd, 30, lookahead=5)
     assert 1 + 30 <= len(graphs) <= 1 + 30 + 5  # the diagonal, then one per new kernel column
     assert factor.pivots == ref.pivots

@@ -447,7 +447,15 @@ def test_precomputed_refuses_a_matrix_that_is_not_symmetric():
     # the factorisations read one triangle and predictions the rows: a model of neither
     with pytest.raises(ValueError, match=r"matrix must be symmetric .* up to 1 "):
         Precomputed(matrix=np.triu(np.ones((12, 12))))
-    Precomputed(matrix=np.eye(3) + 1e-17)  # rounding is not asymmetry
+    # rounding is not asymmetry: mirrors one step apart in the matrix's own precision
+    for dtype in (np.float64, np.float32):
+        K = np.eye(3, dtype=dtype) + 0.5
+        K[0, 1] = np.nextafter(K[0, 1], dtype(2.0))
+        Precomputed(matrix=K)
+    K = np.eye(3) + 0.5
+    K[0, 1] += 1e-6  # beyond float64's √ε
+    with pytest.raises(ValueError, match="matrix must be symmetric"):
+        Precomputed(matrix=K)
 
 
 def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():

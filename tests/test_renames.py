@@ -52,8 +52,11 @@ def test_old_attribute_name_warns_once_and_reads_the_new(estimator, old, new):
     classifier = type(estimator).__name__.endswith("Classifier")
     estimator.fit(*_data(classifier))
     _warn_renamed.cache_clear()
-    with pytest.warns(FutureWarning, match=rf"{type(estimator).__name__}\.{old} is now .*{new}"):
+    with pytest.warns(
+        FutureWarning, match=rf"{type(estimator).__name__}\.{old} is now .*{new}"
+    ) as seen:
         value = getattr(estimator, old)
+    assert seen[0].filename == __file__  # it points at the line that read the old name
     assert value is getattr(estimator, new)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

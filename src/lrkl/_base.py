@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 
 from lrkl._backend import from_host, get_namespace, host_namespace, to_numpy
-from lrkl._dask import rowwise
+from lrkl._executor import rowwise
 from lrkl.kernels import KERNEL_NAMES, Gaussian, kernel_from_name
 
 __all__ = ["LRKLClassifier", "LRKLEstimator", "LRKLRegressor", "LRKLTransformer"]
@@ -143,7 +143,7 @@ class LRKLEstimator(BaseEstimator):
 def _warn_renamed(owner: str, old: str, new: str) -> None:
     """The FutureWarning of a renamed attribute, once per class and name."""
     msg = f"{owner}.{old} is now {owner}.{new}; the old name will be removed in the next release"
-    warnings.warn(msg, FutureWarning, stacklevel=4)
+    warnings.warn(msg, FutureWarning, stacklevel=3)  # the frame that read the old name
 
 
 class LRKLRegressor(RegressorMixin, LRKLEstimator):

@@ -13,6 +13,8 @@ import numbers
 from collections.abc import Collection
 from typing import Any
 
+import array_api_compat
+
 __all__ = ["check_integer", "check_number", "check_option"]
 
 
@@ -55,8 +57,17 @@ def check_integer(value: Any, *, name: str, low: int = 1, high: int | None = Non
 def check_bool(value: Any, *, name: str) -> bool:
     """``value`` as a bool if it is True or False (NumPy's booleans included), else a
     :class:`ValueError`: ``"yes"`` or ``1`` would otherwise pass as true."""
-    dtype = getattr(value, "dtype", None)
-    if isinstance(value, bool) or (getattr(value, "ndim", None) == 0 and dtype.kind == "b"):
+    if isinstance(value, bool) or (getattr(value, "ndim", None) == 0 and _boolean(value)):
         return bool(value)
     msg = f"{name} must be True or False, received {value!r}"
     raise ValueError(msg)
+
+
+def _boolean(value: Any) -> bool:
+    """Whether the 0-d ``value`` (an array of any array-API library, or a NumPy scalar) holds
+    a boolean."""
+    try:
+        xp = array_api_compat.array_namespace(value)
+    except TypeError:  # a NumPy scalar such as np.True_
+        return getattr(getattr(value, "dtype", None), "kind", None) == "b"
+    return bool(xp.isdtype(value.dtype, "bool"))

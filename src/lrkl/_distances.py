@@ -13,6 +13,7 @@ import warnings
 from types import ModuleType
 from typing import Any
 
+from lrkl._backend import device_of
 from lrkl._linalg import sum_each_row
 
 __all__ = ["centred", "neg_squared_distances", "scaled_variance"]
@@ -69,7 +70,8 @@ def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
-    return xp.minimum(d, 0.0)  # not clip: array-api-compat's clip costs a copy and a broadcast
+    # not clip: array-api-compat's wrapper of it costs more than the block's own arithmetic
+    return xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))
 
 
 def _distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:

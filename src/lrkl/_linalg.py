@@ -336,11 +336,15 @@ def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``.
 
-    On NumPy, NumPy's own ``eigh``: LAPACK's divide and conquer (``syevd``). SciPy's default,
-    ``syevr``, took 214 s against ``syevd``'s 36 s on a 5461 × 5461 Gaussian kernel matrix
-    whose eigenvalues cluster near zero (cpusmall), and SciPy's ``syevd`` costs 10–50 % more
-    call overhead on the small blocks (m ≤ 200) that Nyström and the ridge paths decompose.
+    On NumPy, LAPACK's divide and conquer (``syevd``): SciPy's default, ``syevr``, took 214 s
+    against ``syevd``'s 36 s on a 5461 × 5461 Gaussian kernel matrix whose eigenvalues cluster
+    near zero (cpusmall). float64 goes through NumPy's own ``eigh`` (``dsyevd``, with 10–50 %
+    less call overhead than SciPy's on the small blocks, m ≤ 200, that Nyström and the ridge
+    paths decompose); float32 through SciPy's ``ssyevd``, since NumPy's computes float32 in
+    float64 and casts back.
     """
+    if _kind(xp) == "numpy" and a.dtype != xp.float64:
+        return scipy.linalg.eigh(a, driver="evd", check_finite=False)
     w, v = xp.linalg.eigh(a)
     return w, v
 

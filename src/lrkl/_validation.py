@@ -44,7 +44,7 @@ from lrkl._backend import (
     to_numpy,
 )
 from lrkl._checks import check_number
-from lrkl._dask import check_rows, chunk_namespace, is_dask_array, refuse
+from lrkl._executor import check_rows, chunk_namespace, is_dask_array, refuse
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
@@ -171,7 +171,7 @@ def check_X(
 
     ``owner`` is an estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
     are set) or a name for the messages. A Dask array is refused unless ``dask``; then it is
-    chunked along the rows (:func:`lrkl._dask.check_rows`), the namespace is that of its
+    chunked along the rows (:func:`lrkl._executor.check_rows`), the namespace is that of its
     chunks and the finiteness check is left to the caller's pass over the rows.
     """
     if is_dask_array(X) and not dask:

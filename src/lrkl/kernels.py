@@ -49,8 +49,8 @@ from lrkl._backend import (
     widest_float,
 )
 from lrkl._checks import check_number, check_option
-from lrkl._dask import is_dask_array
 from lrkl._distances import centred, neg_squared_distances, scaled_variance
+from lrkl._executor import is_dask_array
 from lrkl._linalg import sum_each_row
 
 __all__ = [
@@ -669,11 +669,15 @@ class Precomputed(Kernel):
 
 
 def _require_symmetric(matrix: Array, *, xp: ModuleType) -> None:
-    """Refuse a matrix that is not symmetric beyond rounding (``√ε · max|K|``, as the PSD
-    checks): the factorisations read one triangle and predictions the rows, so an asymmetric
-    one gave a model of neither. One pass in square tiles, no ``n × n`` temporary."""
+    """Refuse a matrix that is not symmetric beyond rounding (``√ε · max|K|`` with the ε of its
+    floating dtype, float64's for integers, as the PSD checks): the factorisations read one
+    triangle and predictions the rows, so an asymmetric one gave a model of neither. One pass
+    in square tiles, no ``n × n`` temporary."""
     n, tile = matrix.shape[0], 1024
     dtype = widest_float(xp, device_of(matrix))
+    # the matrix's own rounding (a float32 Gram matrix's mirrors differ by float32 steps)
+    floating = xp.isdtype(matrix.dtype, "real floating")
+    eps = float(xp.finfo(matrix.dtype if floating else dtype).eps)
     worst, top = 0.0, 0.0
     for i in range(0, n, tile):  # square tiles against their mirrors: both read by rows
         for j in range(i, n, tile):
@@ -683,7 +687,7 @@ def _require_symmetric(matrix: Array, *, xp: ModuleType) -> None:
             mirror = xp.astype(mirror, dtype, copy=False)
             worst = max(worst, float(xp.max(xp.abs(block - mirror))))
             top = max(top, float(xp.max(xp.abs(block))))
-    if worst > math.sqrt(float(xp.finfo(dtype).eps)) * top:
+    if worst > math.sqrt(eps) * top:
         msg = (
             "matrix must be symmetric (a kernel matrix), received one whose entries differ from "
             f"their transposes by up to {worst:.3g} (largest entry {top:.3g})"

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
-from lrkl._dask import is_dask_array, rowwise
+from lrkl._executor import is_dask_array, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,

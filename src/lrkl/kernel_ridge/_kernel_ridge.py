@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from sklearn.model_selection import KFold, check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
-from lrkl._dask import dask_compute, is_dask_array
+from lrkl._executor import dask_compute, is_dask_array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
-from lrkl._dask import check_rows, dask_compute, delayed_call, is_dask_array
+from lrkl._executor import check_rows, dask_compute, delayed_call, is_dask_array
 from lrkl._linalg import eigh, orthogonalise, qr, svd
 from lrkl.kernel_ridge._solvers import (
     EighSolver,

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import to_numpy
-from lrkl._dask import dask_compute, is_dask_array
+from lrkl._executor import dask_compute, is_dask_array
 
 __all__ = ["power_of_two_scale", "scale_errors", "weight_scale"]
 

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_bool, check_number, check_option
-from lrkl._dask import check_rows, dask_compute, is_dask_array, row_sums
+from lrkl._executor import check_rows, dask_compute, is_dask_array, row_sums
 from lrkl._linalg import (
     NotPositiveDefiniteError,
     cho_factor,

@@ -12,11 +12,10 @@ from lrkl._backend import (
     check_consistent_length,
     device_of,
     index_array,
-    require_finite,
     widest_float,
 )
 from lrkl._checks import check_integer
-from lrkl._dask import dask_compute, is_dask_array, map_rows, take_rows
+from lrkl._executor import executor_for
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype
@@ -168,13 +167,11 @@ def _diagonal(kernel: Kernel, X: Array, *, xp: ModuleType) -> Array:
     """A fresh, writable copy of ``diag K`` in :func:`residual_dtype`; for a Dask ``X``,
     computed in one graph that also checks X for NaN and infinity."""
     wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
-    if is_dask_array(X):
-        diagonal = map_rows(lambda rows: _diagonal(kernel, rows, xp=xp), X, (), wide)
-        finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)
-        d, finite = dask_compute(diagonal, finite)
-        require_finite(bool(xp.all(finite)), name="X")
-        return d
-    return xp.asarray(_as_dtype(kernel._diag(X, xp=xp), wide, xp=xp), copy=True)
+
+    def diagonal(rows: Array) -> Array:
+        return xp.asarray(_as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp), copy=True)
+
+    return executor_for(X, xp=xp).gather(diagonal, X, tail=(), dtype=wide, check_finite=True)
 
 
 def residual_tolerance(tol: float, d: Array, dtype: Any, *, xp: ModuleType) -> float:
@@ -196,14 +193,18 @@ def require_psd(d: Array, tol: Array | float, *, xp: ModuleType) -> None:
     meets it."""
     if bool(xp.any(d < -tol)):
         i = int(xp.argmin(d))
-        msg = (
-            "the kernel matrix is not positive semi-definite: its pivoted Cholesky "
-            f"factorisation met a negative residual diagonal {float(d[i]):.3g} at row {i}, "
-            f"beyond its rounding tolerance {float(_at(tol, i)):.3g}; a kernel (a Precomputed "
-            "matrix or "
-            "function in particular) must give positive semi-definite matrices"
-        )
-        raise ValueError(msg)
+        not_psd(float(d[i]), i, float(_at(tol, i)))
+
+
+def not_psd(value: float, row: int, tol: float) -> None:
+    """Raise the ValueError of a negative residual diagonal ``value`` at ``row``."""
+    msg = (
+        "the kernel matrix is not positive semi-definite: its pivoted Cholesky factorisation "
+        f"met a negative residual diagonal {value:.3g} at row {row}, beyond its rounding "
+        f"tolerance {tol:.3g}; a kernel (a Precomputed matrix or function in particular) must "
+        "give positive semi-definite matrices"
+    )
+    raise ValueError(msg)
 
 
 def _at(tol: Array | float, i: int) -> Array | float:
@@ -288,12 +289,10 @@ class KernelColumns:
         X, xp = self.X, self.xp
         missing = [i for i in pivots if i not in self._columns]
         if missing:
-            rows = _rows(X, missing, xp=xp)
-            if is_dask_array(X):
-                shape = (len(missing),)
-                (block,) = dask_compute(map_rows(self._block(rows), X, shape, X.dtype))
-            else:
-                block = self._block(rows)(X)
+            run = executor_for(X, xp=xp)
+            block = run.gather(
+                self._block(run.take(X, missing)), X, tail=(len(missing),), dtype=X.dtype
+            )
             for j, i in enumerate(missing):
                 self._columns[i] = block[:, j]
         return xp.stack([self._columns[i] for i in pivots], axis=1)
@@ -369,20 +368,13 @@ def lookahead_columns(
     return new, pivots, d
 
 
-def _rows(X: Array, rows: Sequence[int], *, xp: ModuleType) -> Array:
-    """``X[rows]`` in memory (one small graph for a Dask ``X``)."""
-    if is_dask_array(X):
-        return take_rows(X, rows)
-    return xp.take(X, index_array(rows, xp=xp, device=device_of(X)), axis=0)
-
-
 def _factor(
     G: Array, pivots: list[int], X: Array, kernel: Kernel, d: Array, method: str, *, xp: ModuleType
 ) -> LowRankFactor:
     return LowRankFactor(
         G=G,
         pivots=tuple(pivots),
-        landmarks=_rows(X, pivots, xp=xp),
+        landmarks=executor_for(X, xp=xp).take(X, pivots),
         kernel=kernel,
         L=xp.take(G, index_array(pivots, xp=xp, device=device_of(G)), axis=0),
         projection=None,

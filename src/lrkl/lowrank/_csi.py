@@ -15,7 +15,7 @@ from lrkl._backend import (
     get_namespace,
 )
 from lrkl._checks import check_bool, check_number
-from lrkl._dask import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
+from lrkl._executor import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
 from lrkl._linalg import orthogonalise
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel

@@ -7,7 +7,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
-from lrkl._dask import is_dask_array
+from lrkl._executor import is_dask_array
 from lrkl._linalg import solve_triangular
 from lrkl.kernels import Kernel
 

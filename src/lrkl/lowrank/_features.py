@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import host_namespace
 from lrkl._base import LRKLTransformer
-from lrkl._dask import concat_columns, is_dask_array, rowwise
+from lrkl._executor import concat_columns, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -24,7 +24,7 @@ from lrkl._validation import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._csi import _csi
 from lrkl.lowrank._factor import LowRankFactor
-from lrkl.lowrank._icd import _icd, chunked_icd
+from lrkl.lowrank._icd import _icd
 from lrkl.lowrank._nystrom import _nystrom
 
 __all__ = ["LowRankFeatures"]
@@ -214,8 +214,8 @@ class LowRankFeatures(LRKLTransformer):
         # At most n pivots exist, so look-ahead columns past n would be zero: clipping changes
         # nothing but the n_steps × n allocation (no warning, unlike a clipped rank).
         lookahead = min(int(self.lookahead), n)
-        if self.method == "icd" and is_dask_array(X):  # all kernels in one graph per pivot
-            factors = chunked_icd(kernels, X, ranks, self.tol, xp=xp)
+        if self.method == "icd":  # all kernels in one pass per pivot
+            factors = _icd(kernels, X, ranks, self.tol, xp=xp)
         else:
             factors = [
                 self._factor(kernel, X, y, r, landmarks, self.tol, lookahead, xp=xp)
@@ -226,10 +226,7 @@ class LowRankFeatures(LRKLTransformer):
         # a nonzero diagonal gives a feature.
         for q, factor in enumerate(factors):
             if factor.rank == 0 and self.tol > 0 and self.method != "nystrom":
-                if is_dask_array(X):
-                    (factors[q],) = chunked_icd([kernels[q]], X, [1], 0.0, xp=xp)
-                else:
-                    factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead, xp=xp)
+                factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead, xp=xp)
         self.factors_ = factors
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
@@ -251,7 +248,7 @@ class LowRankFeatures(LRKLTransformer):
     ) -> LowRankFactor:
         # X, y, the kernel and every option are validated by fit: the factorisations' cores
         if self.method == "icd":
-            return _icd(kernel, X, r, tol, xp=xp)
+            return _icd([kernel], X, [r], tol, xp=xp)[0]
         if self.method == "csi":
             centering = True  # csi's default: the estimators fit an intercept
             options = (float(self.kappa), lookahead, centering, tol, float(self.gain_tol))

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace, require_finite
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_number
-from lrkl._dask import (
-    check_rows,
-    chunk_namespace,
-    is_dask_array,
-    row_chunks,
-    stack_chunks,
-    step_chunks,
-)
+from lrkl._executor import check_rows, chunk_namespace, executor_for, is_dask_array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
     _diagonal,
-    _factor,
-    _icd_column,
+    not_psd,
     remove_column,
-    residual_tolerance,
+    residual_dtype,
     scaled_column,
 )
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
@@ -88,91 +81,82 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     kernel = check_kernel(kernel, X)
     rank = _check_rank(rank, X.shape[0])
     tol = check_number(tol, name="tol")
-    if is_dask_array(X):
-        return chunked_icd([kernel], X, [rank], tol, xp=xp)[0]
-    return _icd(kernel, X, rank, tol, xp=xp)
+    return _icd([kernel], X, [rank], tol, xp=xp)[0]
 
 
-def _icd(kernel: Kernel, X: Array, rank: int, tol: float, *, xp: ModuleType) -> LowRankFactor:
-    n = X.shape[0]
-    G = xp.zeros((n, rank), dtype=X.dtype, device=device_of(X))
-    d = _diagonal(kernel, X, xp=xp)
-    tol = residual_tolerance(tol, d, X.dtype, xp=xp)
-    pivots: list[int] = []
-    for k in range(rank):
-        i = int(xp.argmax(d))
-        if not float(d[i]) > tol:
-            break
-        g = _icd_column(kernel, X, G, d, i, k, xp=xp)
-        G[:, k] = g
-        d = remove_column(d, g, i, tol, xp=xp, check_psd=not kernel.psd_by_construction)
-        pivots.append(i)
-    r = len(pivots)
-    if r < rank:
-        G = xp.asarray(G[:, :r], copy=True)
-    return _factor(G, pivots, X, kernel, d, "icd", xp=xp)
-
-
-def chunked_icd(
+def _icd(
     kernels: list[Kernel], X: Array, ranks: list[int], tol: float, *, xp: ModuleType
 ) -> list[LowRankFactor]:
-    """:func:`_icd` of every kernel on a row-chunked Dask ``X``: one graph per pivot for all
-    kernels at once (:func:`step_chunks`).
+    """:func:`icd` of every kernel on X's row blocks, all kernels in one pass per pivot
+    (:meth:`~lrkl._executor.InMemory.step`; one Dask graph per pivot on a Dask ``X``).
 
-    A chunk's state is its rows of ``X`` and its first row, and per kernel its rows of ``G``
+    A block's state is its rows of ``X`` and its first row, and per kernel its rows of ``G``
     (written one column per step) and ``d``; its summary is, per kernel, its largest residual
     with that row of ``X`` and ``G``. A kernel's next pivot is the largest over the summaries
-    (the first chunk on ties, as argmax).
+    (the first block on ties, as argmax).
     """
-    dtype = X.dtype
+    run = executor_for(X, xp=xp)
+    dtype, n, q = X.dtype, X.shape[0], len(kernels)
 
-    def peak(X_c: Array, G_c: Array, d_c: Array, offset: int) -> tuple:
-        if d_c.shape[0] == 0:
-            return -float("inf"), -1, X_c[:0], G_c[:0]
-        i = int(xp.argmax(d_c))
-        # a copy of G's row: G_c is written later
-        return float(d_c[i]), offset + i, X_c[i, :], xp.asarray(G_c[i, :], copy=True)
+    def peak(X_b: Array, G_b: Array, d_b: Array, offset: int) -> tuple:
+        if d_b.shape[0] == 0:
+            return -math.inf, -1, X_b[:0], G_b[:0]
+        i = int(xp.argmax(d_b))
+        # a copy of G's row: G_b is written later
+        return float(d_b[i]), offset + i, X_b[i, :], xp.asarray(G_b[i, :], copy=True)
 
-    def start(chunk: tuple[Array, int]) -> tuple[tuple, tuple]:
-        X_c, offset = chunk
-        factors = [
-            (xp.zeros((X_c.shape[0], rank), dtype=dtype), _diagonal(kernel, X_c, xp=xp))
-            for kernel, rank in zip(kernels, ranks, strict=True)
-        ]
-        peaks = [peak(X_c, G_c, d_c, offset) for G_c, d_c in factors]
-        return (X_c, offset, factors), (peaks, bool(xp.all(xp.isfinite(X_c))))
+    def start(block: tuple[Array, int]) -> tuple[tuple, list]:
+        X_b, offset = block
+        factors, summary = [], []
+        for kernel, rank in zip(kernels, ranks, strict=True):
+            G_b = xp.zeros((X_b.shape[0], rank), dtype=dtype, device=device_of(X_b))
+            d_b = _diagonal(kernel, X_b, xp=xp)
+            factors.append((G_b, d_b))
+            extremes = None  # the largest |d| and the smallest d with its row
+            if d_b.shape[0]:
+                low = int(xp.argmin(d_b))
+                extremes = (float(xp.max(xp.abs(d_b))), float(d_b[low]), offset + low)
+            summary.append((peak(X_b, G_b, d_b, offset), extremes))
+        return (X_b, offset, factors), summary
 
-    def step(state: tuple, moves: list[tuple | None], tols: list[float]) -> tuple[tuple, tuple]:
-        X_c, offset, factors = state
+    def step(state: tuple, moves: list[tuple | None], tols: list[float]) -> tuple[tuple, list]:
+        X_b, offset, factors = state
         updated, peaks = [], []
-        for kernel, (G_c, d_c), move, tol in zip(kernels, factors, moves, tols, strict=True):
+        for kernel, (G_b, d_b), move, tol in zip(kernels, factors, moves, tols, strict=True):
             if move is not None:
                 x_p, g_p, d_p, pivot, k = move
-                col = _as_dtype(kernel._evaluate(X_c, x_p[None, :], xp=xp)[:, 0], dtype, xp=xp)
+                col = _as_dtype(kernel._evaluate(X_b, x_p[None, :], xp=xp)[:, 0], dtype, xp=xp)
                 if k > 0:
-                    col = col - G_c[:, :k] @ g_p[:k]
-                local = pivot - offset if 0 <= pivot - offset < X_c.shape[0] else None
-                g = scaled_column(col, d_c, xp.asarray(d_p, dtype=d_c.dtype), local, xp=xp)
-                G_c[:, k] = g  # columns < k are only read: a retried step writes the same column
+                    col = col - G_b[:, :k] @ g_p[:k]
+                local = pivot - offset if 0 <= pivot - offset < X_b.shape[0] else None
+                d_pivot = xp.asarray(d_p, dtype=d_b.dtype, device=device_of(d_b))
+                g = scaled_column(col, d_b, d_pivot, local, xp=xp)
+                G_b[:, k] = g  # columns < k are only read: a retried step writes the same column
                 check = not kernel.psd_by_construction
-                d_c = remove_column(d_c, g, local, tol, xp=xp, check_psd=check, d_pivot=d_p)
-            updated.append((G_c, d_c))
-            peaks.append(peak(X_c, G_c, d_c, offset))
-        return (X_c, offset, updated), (peaks, True)
+                d_b = remove_column(d_b, g, local, tol, xp=xp, check_psd=check, d_pivot=d_p)
+            updated.append((G_b, d_b))
+            peaks.append(peak(X_b, G_b, d_b, offset))
+        return (X_b, offset, updated), peaks
 
-    states, summaries = step_chunks(start, row_chunks(X))
-    require_finite(all(finite for _, finite in summaries), name="X")
-    n, q = X.shape[0], len(kernels)
+    states, summaries = run.start(start, X)
     eps = xp.finfo(dtype).eps
-    tols = [max(tol, n * eps * max(peaks[j][0] for peaks, _ in summaries)) for j in range(q)]
+    tols = []
+    for j in range(q):  # LAPACK's rank-revealing floor n·ε·max|diag K| (residual_tolerance)
+        extremes = [summary[j][1] for summary in summaries if summary[j][1] is not None]
+        floor = n * eps * max(top for top, _, _ in extremes)
+        _, low, row = min(extremes, key=lambda e: e[1])
+        if low < -floor:
+            not_psd(low, row, floor)
+        tols.append(max(tol, floor))
+    peaks = [[entry[0] for entry in summary] for summary in summaries]
     pivots: list[list[int]] = [[] for _ in range(q)]
     landmarks: list[list[Array]] = [[] for _ in range(q)]
-    Ls = [xp.zeros((rank, rank), dtype=dtype) for rank in ranks]
+    Ls = [xp.zeros((rank, rank), dtype=dtype, device=device_of(X)) for rank in ranks]
     while True:
         moves: list[tuple | None] = []
         for j in range(q):
             k = len(pivots[j])
-            d_p, pivot, x_p, g_p = max((peaks[j] for peaks, _ in summaries), key=lambda p: p[0])
+            d_p, pivot, x_p, g_p = max((p[j] for p in peaks), key=lambda p: p[0])
             if k == ranks[j] or not d_p > tols[j]:  # done: nothing changes it any more
                 moves.append(None)
                 continue
@@ -183,22 +167,29 @@ def chunked_icd(
             landmarks[j].append(x_p)
         if all(move is None for move in moves):
             break
-        states, summaries = step_chunks(step, states, moves, tols)
+        states, peaks = run.step(step, states, moves, tols)
+    wide = residual_dtype(dtype, xp=xp, device=device_of(X))
     factors = []
-    rows, meta = X.chunks[0], X._meta
     for j, kernel in enumerate(kernels):
         r = len(pivots[j])
-        G = stack_chunks([state[0][2][j][0] for state in states], rows, (ranks[j],), meta)
-        d = stack_chunks([state[0][2][j][1] for state in states], rows, (), meta.reshape((0,)))
+
+        def columns(state: tuple, j: int = j, r: int = r) -> Array:
+            G_b = state[2][j][0]  # the first r columns (a copy: the rest is freed)
+            return G_b if r == G_b.shape[1] else xp.asarray(G_b[:, :r], copy=True)
+
         factors.append(
             LowRankFactor(
-                G=G[:, :r],
+                G=run.stack(states, columns, (r,), dtype),
                 pivots=tuple(pivots[j]),
-                landmarks=xp.stack(landmarks[j]) if r else xp.zeros((0, X.shape[1]), dtype=dtype),
+                landmarks=(
+                    xp.stack(landmarks[j])
+                    if r
+                    else xp.zeros((0, X.shape[1]), dtype=dtype, device=device_of(X))
+                ),
                 kernel=kernel,
                 L=xp.asarray(Ls[j][:r, :r], copy=True),
                 projection=None,
-                residual=d,
+                residual=run.stack(states, lambda state, j=j: state[2][j][1], (), wide),
                 method="icd",
             )
         )

@@ -8,8 +8,8 @@ from typing import Any
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace, index_array
-from lrkl._dask import check_rows, chunk_namespace, is_dask_array, map_rows, take_rows
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace
+from lrkl._executor import check_rows, chunk_namespace, executor_for, is_dask_array
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
@@ -140,29 +140,25 @@ def _require_psd_landmarks(s: Array, cutoff: Array, *, xp: ModuleType) -> None:
 def _nystrom(
     kernel: Kernel, X: Array, chosen: list[int], rank: int | None, *, xp: ModuleType
 ) -> LowRankFactor:
-    chunked = is_dask_array(X)
-    if chunked:  # the landmarks come to the client; C stays a lazy product over the row chunks
-        S = take_rows(X, chosen)
-    else:
-        idx = index_array(chosen, xp=xp, device=device_of(X))
-        S = xp.take(X, idx, axis=0)
-        C = _as_dtype(kernel._evaluate(X, S, xp=xp), X.dtype, xp=xp)  # shape: (n, m)
+    run = executor_for(X, xp=xp)
+    S = run.take(X, chosen)  # the landmarks, in memory
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
     # in float32 the eigenvectors of W's small eigenvalues are rounding noise, and W^{-1/2}
     # amplifies them in every feature (a float32 fit moved by several times its spread).
     wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
-    if wide == X.dtype and not chunked:  # already wide: W is C's landmark rows
-        W = xp.take(C, idx, axis=0)
-    else:
-        S_wide = _as_dtype(S, wide, xp=xp)
-        W = _as_dtype(kernel._evaluate(S_wide, S_wide, xp=xp), wide, xp=xp)
+    S_wide = _as_dtype(S, wide, xp=xp)
+    # Already wide: W is the landmark rows of C = k(X, S), a cross block as C's other rows (not
+    # the symmetric product, which rounds differently), so that G's landmark rows are W's.
+    S_cols = S_wide if wide != X.dtype else xp.asarray(S, copy=True)
+    W = _as_dtype(kernel._evaluate(S_wide, S_cols, xp=xp), wide, xp=xp)
     W = 0.5 * (W + xp.matrix_transpose(W))
     s, U = eigh(W, xp=xp)  # ascending
     m = len(chosen)
     s_max = xp.max(xp.abs(s))
     _require_psd_landmarks(s, indefinite_threshold(s_max, X.dtype, xp=xp), xp=xp)
     if rank is None:
-        scale = 1.0 / xp.sqrt(xp.maximum(s, NYSTROM_EIGENVALUE_FLOOR))
+        floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
+        scale = 1.0 / xp.sqrt(xp.maximum(s, floor))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
     else:
         s_top = xp.flip(s[m - rank :], axis=0)
@@ -174,19 +170,14 @@ def _nystrom(
         projection = U_top * scale[None, :]
     projection = _as_dtype(projection, X.dtype, xp=xp)
 
-    def features(rows: Array) -> Array:
-        return _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
+    r = projection.shape[1]
 
-    def residual(rows: Array, G_rows: Array) -> Array:
-        """``diag(K − G Gᵀ)`` on these rows."""
-        return _diagonal(kernel, rows, xp=xp) - sum_each_row(G_rows * G_rows, xp=xp)
+    def features(rows: Array) -> tuple[Array, Array]:
+        """The rows' features and ``diag(K − G Gᵀ)`` on them."""
+        G_rows = _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
+        return G_rows, _diagonal(kernel, rows, xp=xp) - sum_each_row(G_rows * G_rows, xp=xp)
 
-    if chunked:
-        G = map_rows(features, X, (projection.shape[1],), X.dtype)
-        diagonal = map_rows(lambda rows: residual(rows, features(rows)), X, (), X.dtype)
-    else:
-        G = C @ projection
-        diagonal = residual(X, G)
+    G, diagonal = run.map_many(features, X, ((r,), X.dtype), ((), wide))
     return LowRankFactor(
         G=G,
         pivots=tuple(chosen),

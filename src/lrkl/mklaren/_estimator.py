@@ -9,7 +9,7 @@ from typing import Any
 from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLRegressor
-from lrkl._dask import rowwise
+from lrkl._executor import rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,

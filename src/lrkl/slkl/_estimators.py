@@ -29,7 +29,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
-from lrkl._dask import is_dask_array, take_rows
+from lrkl._executor import is_dask_array, take_rows
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,

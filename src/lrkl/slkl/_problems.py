@@ -18,7 +18,7 @@ from typing import Any
 
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_option
-from lrkl._dask import check_rows, is_dask_array, row_sums, take_rows
+from lrkl._executor import check_rows, is_dask_array, row_sums, take_rows
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,

@@ -1,0 +1,394 @@
+"""Row passes, written once: the executor that runs them in memory or on Dask.
+
+Every lrkl algorithm is passes over the n rows around small solves. An algorithm writes each
+pass once, against :func:`executor_for`'s object, and the executor runs it:
+
+- :meth:`~InMemory.map`: a function of row blocks whose result has a row per input row (the
+  training features of a Nyström factor, a kernel diagonal); lazy on Dask;
+- :meth:`~InMemory.sum`: a function of row blocks returning a tuple of arrays of fixed shapes,
+  summed over the blocks (the ridge statistics ``ZᵀZ``, ``Zᵀy``, column sums; SLKL's Gram pass);
+- :meth:`~InMemory.gather`: a :meth:`~InMemory.map` brought into memory, X checked for NaN
+  and infinity in the same pass (CSI's kernel columns and diagonal);
+- :meth:`~InMemory.take`: a few rows in memory (landmarks, pivots, candidates);
+- :meth:`~InMemory.start`, :meth:`~InMemory.step`, :meth:`~InMemory.stack`: a sequential
+  algorithm whose state is a few n-vectors per row block, kept where the block is (ICD: one
+  step per pivot), with only a small summary per block coming back;
+- :meth:`~InMemory.compute`, :meth:`~InMemory.concat_columns`: values in memory, and
+  features side by side.
+
+:class:`InMemory` runs a pass on arrays of any array-API library as one block (the data fit,
+or they would not be in memory). :class:`OnDask` runs it on a row-chunked ``dask.array`` as one
+Dask graph per pass, on whatever scheduler the user has set up (a ``dask.distributed``
+cluster, threads); the small results come back to the process that called ``fit``, and the
+first pass over the chunks checks them for NaN and infinity (no pass of its own).
+
+This module and :mod:`lrkl._backend` are the only ones that know Dask exists. Dask is imported
+only when a Dask array is passed: it is an optional dependency (``pip install lrkl[dask]``).
+Estimators whose algorithm needs random access to single rows refuse Dask input with a clear
+error (:func:`refuse`).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import array_api_compat
+
+from lrkl._backend import device_of, get_namespace, index_array, require_finite
+
+Array = Any
+
+#: The estimators whose ``fit`` accepts a row-chunked Dask array.
+DASK_FIT = (
+    "SLKLRegressor",
+    "SLKLClassifier",
+    "LowRankRidge, LowRankRidgeCV (cv=None) and LowRankFeatures",
+    "KernelRidge (method='cg')",
+)
+
+
+def is_dask_array(x: Any) -> bool:
+    """Whether ``x`` is a ``dask.array.Array`` (without importing Dask)."""
+    return type(x).__module__.startswith("dask.") and hasattr(x, "chunks")
+
+
+def refuse(X: Any, *, owner: str) -> None:
+    """Raise a :class:`TypeError` naming ``owner`` if ``X`` is a Dask array its ``fit`` cannot
+    take."""
+    if is_dask_array(X):
+        msg = (
+            f"{owner}.fit does not accept Dask arrays: it needs X in memory (an n × n kernel "
+            "matrix, or rows picked one at a time). Dask input is fitted by "
+            f"{', '.join(DASK_FIT)}; predict, decision_function and transform of every "
+            "estimator accept it. Call X.compute() to fit in memory."
+        )
+        raise TypeError(msg)
+
+
+def check_rows(X: Array, y: Any = None) -> tuple[Array, Any]:
+    """``X`` chunked along the rows only, and ``y`` as a Dask array with the same row chunks
+    (a NumPy ``y`` is wrapped without a copy)."""
+    import dask.array as da
+
+    meta = X._meta
+    if not array_api_compat.is_numpy_array(meta) and not array_api_compat.is_cupy_array(meta):
+        msg = f"X must be a Dask array of NumPy or CuPy chunks, received chunks of {type(meta)}"
+        raise TypeError(msg)
+    for name, a in (("X", X), ("y", y)):
+        if is_dask_array(a) and any(size != size for size in a.chunks[0]):  # NaN: unknown
+            msg = (
+                f"{name} must have known chunk sizes, received unknown ones (after boolean "
+                f"indexing, or from a DataFrame): call {name}.compute_chunk_sizes() first"
+            )
+            raise ValueError(msg)
+    if X.ndim == 2 and len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})  # a row chunk must hold whole rows
+    if y is not None:
+        y = y if is_dask_array(y) else da.from_array(y, chunks=(X.chunks[0], *y.shape[1:]))
+        y = y.rechunk((X.chunks[0], *y.shape[1:]))
+    return X, y
+
+
+def chunk_namespace(X: Array) -> Any:
+    """The array namespace of ``X``'s chunks (NumPy or CuPy), in which the small solves run."""
+    return array_api_compat.array_namespace(X._meta)
+
+
+def concat_columns(parts: list[Array], *, xp: Any) -> Array:
+    """``parts`` side by side (axis 1): with ``xp`` for in-memory arrays, lazily for Dask."""
+    if is_dask_array(parts[0]):
+        import dask.array as da
+
+        return da.concatenate(parts, axis=1)
+    return xp.concat(parts, axis=1)
+
+
+def like_rows(a: Array, X: Array) -> Array:
+    """The in-memory ``a`` (n × …) as a Dask array with the row chunks of the Dask ``X``."""
+    import dask.array as da
+
+    return da.from_array(a, chunks=(X.chunks[0], *a.shape[1:]))
+
+
+def take_rows(X: Array, rows: Any) -> Array:
+    """The rows ``rows`` of the Dask array ``X`` as one in-memory array (one small graph)."""
+    return X[list(rows)].compute()
+
+
+def dask_compute(*arrays: Array) -> tuple[Array, ...]:
+    """Compute several Dask arrays in one graph (``dask.compute``)."""
+    import dask
+
+    return dask.compute(*arrays)
+
+
+def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
+    """``Σ_chunks fn(*chunks)`` over aligned row chunks of ``arrays``: one graph, summed in a
+    tree (each worker adds pairs of partial results), computed once.
+
+    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes. A non-finite
+    sum raises a :class:`ValueError`: Dask input is checked for NaN and infinity by the pass
+    itself, not by a pass of its own.
+    """
+    blocks = [a.to_delayed().ravel() for a in arrays]
+    parts = [delayed_call(fn, *chunk) for chunk in zip(*blocks, strict=True)]
+    (total,) = dask_compute(tree_sum(parts))
+    xp = array_api_compat.array_namespace(*total)
+    # the data were not validated before the pass: its sums tell
+    require_finite(all(bool(xp.all(xp.isfinite(part))) for part in total), name="X and y")
+    return total
+
+
+def delayed_call(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` as one task of a Dask graph (``dask.delayed``)."""
+    import dask
+
+    return dask.delayed(fn)(*args)
+
+
+def tree_sum(parts: list[Any]) -> Any:
+    """The sum of delayed ``parts`` (arrays, or tuples of arrays added entry by entry), added
+    in pairs: a tree of depth log₂(len(parts)) in the graph."""
+    while len(parts) > 1:
+        pairs = [parts[i : i + 2] for i in range(0, len(parts), 2)]
+        parts = [delayed_call(_add, *pair) if len(pair) == 2 else pair[0] for pair in pairs]
+    return parts[0]
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, tuple):
+        return tuple(x + y for x, y in zip(a, b, strict=True))
+    return a + b
+
+
+def row_chunks(X: Array) -> list[Any]:
+    """The row chunks of the Dask array ``X`` as the first states of :func:`step_chunks`:
+    ``((chunk, first row), None)``, in order."""
+    offsets = [0]
+    for size in X.chunks[0][:-1]:
+        offsets.append(offsets[-1] + size)
+    chunks = X.to_delayed().ravel()
+    return [((chunk, offset), None) for chunk, offset in zip(chunks, offsets, strict=True)]
+
+
+def step_chunks(
+    fn: Callable[..., tuple[Any, Any]], states: list[Any], *args: Any
+) -> tuple[list[Any], list[Any]]:
+    """``fn(state, *args) → (new state, summary)`` on every row chunk's state: one graph.
+
+    ``states`` are :func:`row_chunks` or the first result of the previous step: delayed
+    ``(state, summary)`` pairs, persisted where they were computed (on the workers of a
+    distributed cluster, in memory otherwise), so that the next step runs there. The small
+    summaries are computed and returned, in chunk order. ``fn`` may update its state's arrays in
+    place as long as a second run on the same state gives the same result (Dask may retry a
+    task). Two tasks per chunk and step.
+    """
+    import dask
+
+    states = dask.persist(*[delayed_call(_step, fn, state, *args) for state in states])
+    summaries = dask_compute(*[delayed_call(operator.itemgetter(1), s) for s in states])
+    return list(states), list(summaries)
+
+
+def _step(fn: Callable[..., tuple[Any, Any]], state: tuple[Any, Any], *args: Any) -> Any:
+    return fn(state[0], *args)
+
+
+def stack_chunks(
+    parts: list[Any], rows: tuple[int, ...], tail: tuple[int, ...], meta: Array
+) -> Array:
+    """A row-chunked Dask array from delayed chunks ``parts`` of ``rows[i]`` rows each and
+    shape ``(rows[i], *tail)``, in the dtype and array type of ``meta``."""
+    import dask.array as da
+
+    blocks = [
+        da.from_delayed(part, shape=(size, *tail), dtype=meta.dtype, meta=meta)
+        for part, size in zip(parts, rows, strict=True)
+    ]
+    return da.concatenate(blocks, axis=0)
+
+
+def map_rows(fn: Callable[[Array], Array], X: Array, tail: tuple[int, ...], dtype: Any) -> Array:
+    """``fn`` applied to every row chunk of the Dask array ``X`` (n × d), lazily: a Dask array
+    of shape ``(n, *tail)`` with X's row chunks."""
+    return X.map_blocks(
+        fn,
+        dtype=dtype,
+        chunks=(X.chunks[0], *((size,) for size in tail)),
+        drop_axis=None if tail else 1,
+        meta=X._meta.reshape((0,) * (1 + len(tail))).astype(dtype),
+    )
+
+
+def rowwise(method: Callable[..., Array]) -> Callable[..., Array]:
+    """Decorate ``predict``/``decision_function``/``transform``: a Dask ``X`` maps the method
+    over its row chunks and returns a lazy Dask array with the same row chunks."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        if not is_dask_array(X):
+            return method(self, X, *args, **kwargs)
+        X, _ = check_rows(X)
+        probe = method(self, X[:1].compute(), *args, **kwargs)  # output shape and dtype
+        return map_rows(
+            lambda chunk: method(self, chunk, *args, **kwargs), X, probe.shape[1:], probe.dtype
+        )
+
+    return wrapper
+
+
+# --------------------------------------------------------------------------- the executors
+
+
+def executor_for(X: Array, /, *, xp: Any = None) -> InMemory | OnDask:
+    """The executor of the row passes over ``X``: :class:`OnDask` for a row-chunked Dask array,
+    :class:`InMemory` (in namespace ``xp``, default X's) for anything else."""
+    if is_dask_array(X):
+        return OnDask(X)
+    return InMemory(get_namespace(X) if xp is None else xp)
+
+
+class InMemory:
+    """Row passes over in-memory arrays of one array-API namespace, as one block of rows."""
+
+    lazy = False
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def map(self, fn: Callable[[Array], Array], X: Array, *, tail: tuple, dtype: Any) -> Array:
+        """``fn(rows)`` of X's row blocks: an array of shape ``(n, *tail)`` in ``dtype``."""
+        return fn(X)
+
+    def map_many(
+        self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
+    ) -> tuple[Array, ...]:
+        """:meth:`map` of a function with several results, one ``(tail, dtype)`` in
+        ``outputs`` each: one evaluation of ``fn`` per block gives them all."""
+        return tuple(fn(X))
+
+    def gather(
+        self,
+        fn: Callable[[Array], Array],
+        X: Array,
+        *,
+        tail: tuple,
+        dtype: Any,
+        check_finite: bool = False,
+    ) -> Array:
+        """:meth:`map` in memory; with ``check_finite`` (the first pass over a lazy X), X's
+        rows are checked for NaN and infinity in the same pass (in memory: at the door)."""
+        return fn(X)
+
+    def sum(self, fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
+        """``Σ_blocks fn(*row blocks)``, a tuple of arrays of fixed shapes."""
+        return tuple(fn(*arrays))
+
+    def take(self, X: Array, rows: Any) -> Array:
+        """The rows ``rows`` (Python integers) of ``X``."""
+        return self.xp.take(X, index_array(rows, xp=self.xp, device=device_of(X)), axis=0)
+
+    def compute(self, *arrays: Array) -> tuple[Array, ...]:
+        """The arrays' values in memory (these are)."""
+        return arrays
+
+    def concat_columns(self, parts: list[Array]) -> Array:
+        """``parts`` side by side (axis 1)."""
+        return self.xp.concat(parts, axis=1)
+
+    def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
+        """``fn((rows, first row)) → (state, summary)`` on every row block of ``X``: the states
+        (kept) and the summaries (returned), in block order."""
+        state, summary = fn((X, 0))
+        return [state], [summary]
+
+    def step(self, fn: Callable[..., tuple[Any, Any]], states: list, *args: Any) -> tuple:
+        """``fn(state, *args) → (new state, summary)`` on every block's state."""
+        pairs = [fn(state, *args) for state in states]
+        return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
+
+    def stack(self, states: list, part: Callable[[Any], Array], tail: tuple, dtype: Any) -> Array:
+        """``part(state)`` (a block's rows of an n × tail array) of every block, stacked."""
+        parts = [part(state) for state in states]
+        return parts[0] if len(parts) == 1 else self.xp.concat(parts, axis=0)
+
+
+class OnDask:
+    """Row passes over a row-chunked Dask array: one graph per pass, chunks of NumPy or CuPy
+    arrays (whose namespace ``xp`` the small solves use), results of O(width²) in memory."""
+
+    lazy = True
+
+    def __init__(self, X: Array) -> None:
+        self.xp = chunk_namespace(X)
+
+    def map(self, fn: Callable[..., Array], X: Array, *, tail: tuple, dtype: Any) -> Array:
+        return map_rows(fn, X, tail, dtype)
+
+    def map_many(
+        self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
+    ) -> tuple[Array, ...]:
+        results = [delayed_call(fn, chunk) for chunk in X.to_delayed().ravel()]
+        return tuple(
+            stack_chunks(
+                [delayed_call(operator.itemgetter(i), result) for result in results],
+                X.chunks[0],
+                tail,
+                X._meta.reshape((0,) * (1 + len(tail))).astype(dtype),
+            )
+            for i, (tail, dtype) in enumerate(outputs)
+        )
+
+    def gather(
+        self,
+        fn: Callable[[Array], Array],
+        X: Array,
+        *,
+        tail: tuple,
+        dtype: Any,
+        check_finite: bool = False,
+    ) -> Array:
+        xp = self.xp
+        if not check_finite:
+            return dask_compute(map_rows(fn, X, tail, dtype))[0]
+        finite = map_rows(lambda rows: xp.all(xp.isfinite(rows), axis=1), X, (), xp.bool)
+        result, finite = dask_compute(map_rows(fn, X, tail, dtype), finite)
+        require_finite(bool(xp.all(finite)), name="X")
+        return result
+
+    def sum(self, fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
+        return row_sums(fn, *arrays)
+
+    def take(self, X: Array, rows: Any) -> Array:
+        return take_rows(X, rows)
+
+    def compute(self, *arrays: Array) -> tuple[Array, ...]:
+        return dask_compute(*arrays)
+
+    def concat_columns(self, parts: list[Array]) -> Array:
+        import dask.array as da
+
+        return da.concatenate(parts, axis=1)
+
+    def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
+        xp = self.xp
+
+        def checked(chunk: tuple[Array, int]) -> tuple[Any, Any]:
+            state, summary = fn(chunk)
+            return state, (summary, bool(xp.all(xp.isfinite(chunk[0]))))
+
+        states, summaries = step_chunks(checked, row_chunks(X))
+        require_finite(all(finite for _, finite in summaries), name="X")
+        self._rows, self._meta = X.chunks[0], X._meta
+        return states, [summary for summary, _ in summaries]
+
+    def step(self, fn: Callable[..., tuple[Any, Any]], states: list, *args: Any) -> tuple:
+        return step_chunks(fn, states, *args)
+
+    def stack(self, states: list, part: Callable[[Any], Array], tail: tuple, dtype: Any) -> Array:
+        meta = self._meta.reshape((0,) * (1 + len(tail))).astype(dtype)
+        parts = [delayed_call(part, state[0]) for state in states]
+        return stack_chunks(parts, self._rows, tail, meta)
