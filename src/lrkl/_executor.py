@@ -284,8 +284,13 @@ class InMemory:
         return fn(X)
 
     def sum(self, fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
-        """``Σ_blocks fn(*row blocks)``, a tuple of arrays of fixed shapes."""
+        """``Σ_blocks fn(*row blocks)`` over the aligned rows of ``arrays``, a tuple of arrays
+        of fixed shapes (lazy input: checked for NaN and infinity by its sums)."""
         return tuple(fn(*arrays))
+
+    def first(self, fn: Callable[..., Any], *arrays: Array) -> Any:
+        """``fn`` of the first row block of ``arrays`` (here: all of them), in memory."""
+        return fn(*arrays)
 
     def take(self, X: Array, rows: Any) -> Array:
         """The rows ``rows`` (Python integers) of ``X``."""
@@ -360,7 +365,11 @@ class OnDask:
         return result
 
     def sum(self, fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
-        return row_sums(fn, *arrays)
+        return row_sums(fn, *_aligned(arrays))
+
+    def first(self, fn: Callable[..., Any], *arrays: Array) -> Any:
+        firsts = [a.to_delayed().ravel()[0] for a in _aligned(arrays)]
+        return dask_compute(delayed_call(fn, *firsts))[0]
 
     def take(self, X: Array, rows: Any) -> Array:
         return take_rows(X, rows)
@@ -392,3 +401,11 @@ class OnDask:
         meta = self._meta.reshape((0,) * (1 + len(tail))).astype(dtype)
         parts = [delayed_call(part, state[0]) for state in states]
         return stack_chunks(parts, self._rows, tail, meta)
+
+
+def _aligned(arrays: tuple[Array, ...]) -> list[Array]:
+    """The first array (a Dask X) chunked along its rows only, the others (Dask or in memory)
+    with its row chunks."""
+    X, *others = arrays
+    X, _ = check_rows(X)
+    return [X, *(check_rows(X, a)[1] for a in others)]

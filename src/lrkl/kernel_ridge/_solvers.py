@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_bool, check_number, check_option
-from lrkl._executor import check_rows, dask_compute, is_dask_array, row_sums
+from lrkl._executor import executor_for, is_dask_array
 from lrkl._linalg import (
     NotPositiveDefiniteError,
     cho_factor,
@@ -381,55 +381,49 @@ def _primal_problem(
     xp: ModuleType,
     sample_weight: Array | None = None,  # shape: (n,)
 ) -> PrimalProblem:
-    """:func:`primal_problem` on trusted inputs."""
-    if is_dask_array(Z):
-        return _chunked_primal_problem(Z, y, fit_intercept=fit_intercept, xp=xp)
-    w = None if sample_weight is None else sample_weight / xp.sum(sample_weight)
-    if fit_intercept:
-        if w is None:
-            feature_mean, target_mean = xp.mean(Z, axis=0), xp.mean(y, axis=0)
-        else:
-            feature_mean, target_mean = w @ Z, w @ y
-        Z, y = Z - feature_mean, y - target_mean
-    else:
-        feature_mean = xp.zeros(Z.shape[1], dtype=Z.dtype, device=device_of(Z))
-        target_mean = xp.zeros(y.shape[1:], dtype=Z.dtype, device=device_of(Z))
-    Zt = xp.matrix_transpose(Z)
-    if sample_weight is not None:
-        Zt = Zt * sample_weight[None, :]
-    # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
-    return PrimalProblem(Zt @ Z, Zt @ y, feature_mean, xp.asarray(target_mean, device=device_of(Z)))
+    """:func:`primal_problem` on trusted inputs: one pass over the rows (two with an intercept:
+    the first block's means, then the sums).
 
-
-def _chunked_primal_problem(
-    Z: Array, y: Array, /, *, fit_intercept: bool, xp: ModuleType
-) -> PrimalProblem:
-    """:func:`primal_problem` of a row-chunked Dask ``Z``: one graph for every statistic.
-
-    The sums are taken about a shift ``s`` (the first chunk's means), so that centring by
-    ``Z_cᵀZ_c = Σ (z − s)(z − s)ᵀ − n (z̄ − s)(z̄ − s)ᵀ`` cancels no leading digits.
+    The sums are taken about a shift ``s``, the first row block's (weighted) means (in memory,
+    all rows: the exact means), so that centring by ``Z_cᵀ W Z_c = Σ w (z − s)(z − s)ᵀ −
+    Σw (z̄ − s)(z̄ − s)ᵀ`` cancels no leading digits.
     """
-    n = Z.shape[0]
-    Z, y = check_rows(Z, y)
+    run = executor_for(Z, xp=xp)
+    arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
     if fit_intercept:
-        # the means on the workers: only k + t numbers come to this process, not the chunk
-        shift_z, shift_y = dask_compute(Z.blocks[0].mean(axis=0), y.blocks[0].mean(axis=0))
+        shift_z, shift_y = run.first(_means, *arrays)
     else:
-        shift_z = xp.zeros(Z.shape[1], dtype=Z.dtype)
-        shift_y = xp.zeros(y.shape[1:], dtype=Z.dtype)
+        shift_z = xp.zeros(Z.shape[1], dtype=Z.dtype, device=device_of(Z))
+        shift_y = xp.zeros(y.shape[1:], dtype=Z.dtype, device=device_of(Z))
 
-    def statistics(Z_rows: Array, y_rows: Array) -> tuple[Array, ...]:
+    def statistics(Z_rows: Array, y_rows: Array, w_rows: Array | None = None) -> tuple:
         Z_rows, y_rows = Z_rows - shift_z, y_rows - shift_y
         Zt = xp.matrix_transpose(Z_rows)
-        return Zt @ Z_rows, Zt @ y_rows, xp.sum(Z_rows, axis=0), xp.sum(y_rows, axis=0)
+        if w_rows is None:
+            count = xp.asarray(Z_rows.shape[0], dtype=Z_rows.dtype, device=device_of(Z_rows))
+            sums = xp.sum(Z_rows, axis=0), xp.sum(y_rows, axis=0), count
+        else:
+            Zt = Zt * w_rows[None, :]
+            sums = w_rows @ Z_rows, w_rows @ y_rows, xp.sum(w_rows)
+        return Zt @ Z_rows, Zt @ y_rows, *sums
 
-    gram, rhs, z_sum, y_sum = row_sums(statistics, Z, y)
+    gram, rhs, z_sum, y_sum, total = run.sum(statistics, *arrays)
     if not fit_intercept:
-        return PrimalProblem(gram, rhs, shift_z, xp.asarray(shift_y))
-    dz, dy = z_sum / n, y_sum / n  # z̄ − s, ȳ − s_y
-    gram = gram - n * (dz[:, None] * dz[None, :])
-    rhs = rhs - n * (dz[:, None] * dy[None, :] if rhs.ndim == 2 else dz * dy)
-    return PrimalProblem(gram, rhs, shift_z + dz, xp.asarray(shift_y + dy))
+        return PrimalProblem(gram, rhs, shift_z, xp.asarray(shift_y, device=device_of(Z)))
+    dz, dy = z_sum / total, y_sum / total  # z̄ − s, ȳ − s_y
+    gram = gram - total * (dz[:, None] * dz[None, :])
+    rhs = rhs - total * (dz[:, None] * dy[None, :] if rhs.ndim == 2 else dz * dy)
+    # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
+    return PrimalProblem(gram, rhs, shift_z + dz, xp.asarray(shift_y + dy, device=device_of(Z)))
+
+
+def _means(Z: Array, y: Array, w: Array | None = None) -> tuple[Array, Array]:
+    """The (weighted) column means of ``Z`` and ``y``."""
+    xp = get_namespace(Z)
+    if w is None:
+        return xp.mean(Z, axis=0), xp.mean(y, axis=0)
+    w = w / xp.sum(w)
+    return w @ Z, w @ y
 
 
 def solve_primal(
@@ -593,8 +587,6 @@ def _primal_loo_errors(
             sums.append(xp.sum(residual * residual))
         return (xp.stack(sums),)
 
-    if is_dask_array(Z):  # one graph: the sums of every row chunk
-        (sums,) = row_sums(squared_errors, *check_rows(Z, y))
-    else:
-        (sums,) = squared_errors(Z, y, sample_weight)
+    arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
+    (sums,) = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
     return [float(v) / (total * q.shape[1]) for v in sums]
