@@ -37,7 +37,14 @@ from typing import Any
 
 import array_api_compat
 
-from lrkl._backend import device_of, get_namespace, index_array, require_finite
+from lrkl._backend import (
+    check_array,
+    device_of,
+    ensure_array,
+    get_namespace,
+    index_array,
+    require_finite,
+)
 
 Array = Any
 
@@ -243,6 +250,24 @@ def rowwise(method: Callable[..., Array]) -> Callable[..., Array]:
 # --------------------------------------------------------------------------- the executors
 
 
+def at_the_door(X: Any, /, *, name: str = "X") -> tuple[InMemory | OnDask, Array]:
+    """The executor of ``X`` and ``X`` as a public function takes it: in memory, converted
+    (lists and other array-likes as NumPy) and checked (2-D, finite, at least one row); a Dask
+    ``X`` chunked along its rows only, checked for NaN and infinity by its first pass."""
+    if is_dask_array(X):
+        X, _ = check_rows(X)
+        return OnDask(X), X
+    X = ensure_array(X, name=name)
+    xp = get_namespace(X)
+    return InMemory(xp), check_array(X, name=name, xp=xp)
+
+
+def in_memory(a: Array | None) -> Array | None:
+    """``a`` when it holds its values in memory; None for a lazy (Dask) array, which references
+    the graph or the cluster that computes it (what a pickle must not carry)."""
+    return None if is_dask_array(a) else a
+
+
 def executor_for(X: Array, /, *, xp: Any = None) -> InMemory | OnDask:
     """The executor of the row passes over ``X``: :class:`OnDask` for a row-chunked Dask array,
     :class:`InMemory` (in namespace ``xp``, default X's) for anything else."""
@@ -303,6 +328,10 @@ class InMemory:
     def concat_columns(self, parts: list[Array]) -> Array:
         """``parts`` side by side (axis 1)."""
         return self.xp.concat(parts, axis=1)
+
+    def rows_like(self, a: Array, X: Array) -> Array:
+        """The in-memory ``a`` (one row per row of X) in X's row blocks (here: ``a``)."""
+        return a
 
     def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
         """``fn((rows, first row)) → (state, summary)`` on every row block of ``X``: the states
@@ -375,12 +404,17 @@ class OnDask:
         return take_rows(X, rows)
 
     def compute(self, *arrays: Array) -> tuple[Array, ...]:
+        if not any(is_dask_array(a) for a in arrays):
+            return arrays
         return dask_compute(*arrays)
 
     def concat_columns(self, parts: list[Array]) -> Array:
         import dask.array as da
 
         return da.concatenate(parts, axis=1)
+
+    def rows_like(self, a: Array, X: Array) -> Array:
+        return like_rows(a, X)
 
     def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
         xp = self.xp

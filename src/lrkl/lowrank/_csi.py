@@ -12,10 +12,9 @@ from lrkl._backend import (
     check_consistent_length,
     device_of,
     ensure_array,
-    get_namespace,
 )
 from lrkl._checks import check_bool, check_number
-from lrkl._executor import check_rows, chunk_namespace, dask_compute, is_dask_array, like_rows
+from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import orthogonalise
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
@@ -129,15 +128,9 @@ def csi(
     >>> f.rank
     4
     """
-    if is_dask_array(X):  # the kernel columns on the chunks, the CSI state (n-vectors) here
-        X, _ = check_rows(X)
-        xp = chunk_namespace(X)
-        y = dask_compute(y)[0] if is_dask_array(y) else y
-    else:
-        # lists are taken as NumPy, as the estimators take them
-        X, y = ensure_array(X, name="X"), ensure_array(y, name="y")
-        xp = get_namespace(X, y)
-        X = check_array(X, name="X", xp=xp)
+    run, X = at_the_door(X)  # the kernel columns on X's blocks, the CSI state here
+    xp = run.xp
+    y = ensure_array(run.compute(y)[0], name="y")  # lists are taken as NumPy, as X is
     kernel = check_kernel(kernel, X)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
     check_consistent_length(X=X, y=y)
@@ -172,7 +165,8 @@ def _csi(
 ) -> LowRankFactor:
     """:func:`csi` on validated inputs (what :class:`LowRankFeatures` calls); a Dask ``X`` gives
     ``G`` and the residual in its row chunks, like every factor of a Dask ``X``."""
-    Y = _as_dtype(dask_compute(y)[0] if is_dask_array(y) else y, X.dtype, xp=xp)
+    run = executor_for(X, xp=xp)
+    Y = _as_dtype(run.compute(y)[0], X.dtype, xp=xp)
     Y = Y[:, None] if Y.ndim == 1 else Y
     n, dev, dt = X.shape[0], device_of(Y), X.dtype  # Y: in memory when X is a Dask array
     if centering:
@@ -240,9 +234,7 @@ def _csi(
     r = len(pivots)
     G = xp.asarray(G[:, :r], copy=True)
     factor = _factor(G, pivots, X, kernel, d, "csi", xp=xp)
-    if is_dask_array(X):
-        factor = factor._replace(G=like_rows(factor.G, X), residual=like_rows(factor.residual, X))
-    return factor
+    return factor._replace(G=run.rows_like(factor.G, X), residual=run.rows_like(factor.residual, X))
 
 
 def _csi_scores(

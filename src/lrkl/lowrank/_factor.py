@@ -7,7 +7,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
-from lrkl._executor import is_dask_array
+from lrkl._executor import in_memory
 from lrkl._linalg import solve_triangular
 from lrkl.kernels import Kernel
 
@@ -63,9 +63,9 @@ class LowRankFactor(NamedTuple):
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickle without a Dask ``G`` and ``residual``: they reference the fit's graph (lazy
         over the training data) or its cluster (persisted chunks)."""
-        if is_dask_array(self.G):
-            return type(self), tuple(self._replace(G=None, residual=None))
-        return type(self), tuple(self)
+        return type(self), tuple(
+            self._replace(G=in_memory(self.G), residual=in_memory(self.residual))
+        )
 
     def transform(self, X: Array, /) -> Array:
         """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``;

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import host_namespace
 from lrkl._base import LRKLTransformer
-from lrkl._executor import concat_columns, rowwise
+from lrkl._executor import executor_for, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -183,7 +183,8 @@ class LowRankFeatures(LRKLTransformer):
         array of shape ``(n_samples, n_components_)``
         """
         xp = self._fit(X, y)
-        return concat_columns([f.G for f in self.factors_], xp=xp)
+        parts = [f.G for f in self.factors_]
+        return executor_for(parts[0], xp=xp).concat_columns(parts)
 
     def _fit(self, X: Array, y: Array | None) -> Any:
         self._validate_params()

@@ -6,9 +6,9 @@ import math
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace
+from lrkl._backend import device_of
 from lrkl._checks import check_number
-from lrkl._executor import check_rows, chunk_namespace, executor_for, is_dask_array
+from lrkl._executor import at_the_door, executor_for
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -71,13 +71,8 @@ def icd(kernel: Kernel, X: Array, /, rank: int, *, tol: float = 1e-10) -> LowRan
     >>> f.rank, f.pivots
     (2, (2, 1))
     """
-    if is_dask_array(X):  # validated by the first pass over its chunks
-        X, _ = check_rows(X)
-        xp = chunk_namespace(X)
-    else:
-        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
-        xp = get_namespace(X)
-        X = check_array(X, name="X", xp=xp)
+    run, X = at_the_door(X)
+    xp = run.xp
     kernel = check_kernel(kernel, X)
     rank = _check_rank(rank, X.shape[0])
     tol = check_number(tol, name="tol")
