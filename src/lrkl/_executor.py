@@ -317,6 +317,10 @@ class InMemory:
         """``fn`` of the first row block of ``arrays`` (here: all of them), in memory."""
         return fn(*arrays)
 
+    def n_blocks(self, X: Array) -> int:
+        """The number of row blocks a pass over ``X`` runs on."""
+        return 1
+
     def take(self, X: Array, rows: Any) -> Array:
         """The rows ``rows`` (Python integers) of ``X``."""
         return self.xp.take(X, index_array(rows, xp=self.xp, device=device_of(X)), axis=0)
@@ -332,6 +336,21 @@ class InMemory:
     def rows_like(self, a: Array, X: Array) -> Array:
         """The in-memory ``a`` (one row per row of X) in X's row blocks (here: ``a``)."""
         return a
+
+    def whole(self, X: Array) -> Any:
+        """All of ``X`` as one argument of :meth:`call` or :meth:`rows_apply` (on Dask: one
+        gathered copy per graph)."""
+        return X
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``: now in memory, a task of the pass's graph on Dask (its result then
+        indexes and computes lazily, as :meth:`compute` brings it back)."""
+        return fn(*args)
+
+    def rows_apply(self, fn: Callable[..., Array], X: Array, *args: Any) -> Any:
+        """``fn(rows, *args)`` of X's row blocks, stacked along the rows (lazily on Dask, where
+        ``args`` may be results of :meth:`call`)."""
+        return fn(X, *args)
 
     def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
         """``fn((rows, first row)) → (state, summary)`` on every row block of ``X``: the states
@@ -365,7 +384,7 @@ class OnDask:
     def map_many(
         self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
     ) -> tuple[Array, ...]:
-        results = [delayed_call(fn, chunk) for chunk in X.to_delayed().ravel()]
+        results = [delayed_call(fn, chunk) for chunk in _row_blocks(X)]
         return tuple(
             stack_chunks(
                 [delayed_call(operator.itemgetter(i), result) for result in results],
@@ -400,13 +419,28 @@ class OnDask:
         firsts = [a.to_delayed().ravel()[0] for a in _aligned(arrays)]
         return dask_compute(delayed_call(fn, *firsts))[0]
 
+    def n_blocks(self, X: Array) -> int:
+        return len(X.chunks[0])
+
     def take(self, X: Array, rows: Any) -> Array:
         return take_rows(X, rows)
 
     def compute(self, *arrays: Array) -> tuple[Array, ...]:
-        if not any(is_dask_array(a) for a in arrays):
+        from dask import is_dask_collection
+
+        if not any(is_dask_collection(a) for a in arrays):
             return arrays
         return dask_compute(*arrays)
+
+    def whole(self, X: Array) -> Any:
+        return delayed_call(_stack_rows, *_row_blocks(X))
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return delayed_call(fn, *args)
+
+    def rows_apply(self, fn: Callable[..., Array], X: Array, *args: Any) -> Any:
+        pieces = [delayed_call(fn, block, *args) for block in _row_blocks(X)]
+        return delayed_call(_stack_rows, *pieces)
 
     def concat_columns(self, parts: list[Array]) -> Array:
         import dask.array as da
@@ -443,3 +477,13 @@ def _aligned(arrays: tuple[Array, ...]) -> list[Array]:
     X, *others = arrays
     X, _ = check_rows(X)
     return [X, *(check_rows(X, a)[1] for a in others)]
+
+
+def _stack_rows(*blocks: Array) -> Array:
+    return get_namespace(*blocks).concat(blocks, axis=0)
+
+
+def _row_blocks(X: Array) -> list[Any]:
+    """The row chunks of the Dask ``X`` (whole rows each), as delayed arrays in order."""
+    X, _ = check_rows(X)
+    return list(X.to_delayed().ravel())

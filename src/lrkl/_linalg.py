@@ -22,6 +22,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 import array_api_compat
+import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
@@ -336,15 +337,19 @@ def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``.
 
-    On NumPy, LAPACK's divide and conquer (``syevd``): SciPy's default, ``syevr``, took 214 s
-    against ``syevd``'s 36 s on a 5461 × 5461 Gaussian kernel matrix whose eigenvalues cluster
-    near zero (cpusmall). float64 goes through NumPy's own ``eigh`` (``dsyevd``, with 10–50 %
-    less call overhead than SciPy's on the small blocks, m ≤ 200, that Nyström and the ridge
-    paths decompose); float32 through SciPy's ``ssyevd``, since NumPy's computes float32 in
-    float64 and casts back.
+    On NumPy, LAPACK's divide and conquer (``syevd``), SciPy's LAPACK called directly:
+    SciPy's default driver, ``syevr``, took 214 s against ``syevd``'s 36 s on a 5461 × 5461
+    Gaussian kernel matrix whose eigenvalues cluster near zero (cpusmall); ``scipy.linalg.eigh``
+    costs twice the call itself on the small blocks (m ≤ 50) that Nyström decomposes, and NumPy's
+    ``eigh`` computes float32 in float64.
     """
-    if _kind(xp) == "numpy" and a.dtype != xp.float64:
-        return scipy.linalg.eigh(a, driver="evd", check_finite=False)
+    if _kind(xp) == "numpy":
+        (syevd,) = scipy.linalg.lapack.get_lapack_funcs(("syevd",), (a,))
+        w, v, info = syevd(a, compute_v=1, lower=1)
+        if info != 0:
+            msg = f"the eigendecomposition of a {a.shape[0]} × {a.shape[0]} matrix did not converge"
+            raise np.linalg.LinAlgError(msg)
+        return w, v
     w, v = xp.linalg.eigh(a)
     return w, v
 

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
-from lrkl._executor import check_rows, dask_compute, delayed_call, is_dask_array
+from lrkl._executor import executor_for
 from lrkl._linalg import eigh, orthogonalise, qr, svd
 from lrkl.kernel_ridge._solvers import (
     EighSolver,
@@ -320,8 +320,15 @@ def tikhonov_path(
 
 class KernelOperator:
     """Products ``K v`` of the kernel matrix on the training rows: from a stored ``K``, or
-    computed on the fly in row blocks of at most ``max_entries`` kernel values (memory
-    ``O(max_entries)``, never ``n²``)."""
+    computed on the fly over X's row blocks (:mod:`lrkl._executor`; on Dask one graph per CGLS
+    iteration holds both of its products), each in kernel blocks of at most ``max_entries``
+    values (memory ``O(max_entries)``, never ``n²``). The vectors (length n) stay in memory.
+
+    Each row block's product sees the whole ``X`` (on Dask gathered on the workers once per
+    graph), so that every entry of ``K v`` is summed in the same order whatever the blocks:
+    CGLS amplifies rounding, and a sum split over column blocks would move the iterates by 1e-9
+    after a few iterations.
+    """
 
     def __init__(
         self,
@@ -334,17 +341,23 @@ class KernelOperator:
     ) -> None:
         self.K, self.kernel, self.X, self.max_entries, self.xp = K, kernel, X, max_entries, xp
         self.n = K.shape[0] if K is not None else X.shape[0]
+        self.run = executor_for(K if K is not None else X, xp=xp)
 
     def matvec(self, v: Array) -> Array:
         """``K v`` for ``v`` of shape (n,)."""
+        return self.run.compute(self._product(v, self.run.whole(self.X)))[0]
+
+    def _product(self, v: Any, X_all: Any) -> Any:
+        """``K v`` (lazily on Dask; ``v`` in memory or a task's result) against ``X_all``."""
         if self.K is not None:
             return self.K @ v
-        return self.rows_matvec(self.X, v)
+        return self.run.rows_apply(self._rows_product, self.X, X_all, v)
 
-    def rows_matvec(self, rows: Array, v: Array) -> Array:
+    def _rows_product(self, rows: Array, X_all: Array, v: Array) -> Array:
         """``k(rows, X) v``: the rows of ``K v`` of the points ``rows``, in kernel blocks."""
-        out = self.xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
-        for part, block in self.kernel.blocks(rows, self.X, max_entries=self.max_entries):
+        xp = get_namespace(rows)
+        out = xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
+        for part, block in self.kernel.blocks(rows, X_all, max_entries=self.max_entries):
             out[part] = block @ v
         return out
 
@@ -353,78 +366,38 @@ class KernelOperator:
     ) -> tuple[float, Array, Array]:
         """One CGLS iteration's two products: ``q = K̃ d``, the step ``‖K̃ᵀr‖² / ‖q‖²``, the new
         residual ``r − step q`` and ``K̃ᵀ`` of it (``K̃ = S [K 1]``, ``S = diag(root)``)."""
-        xp, n = self.xp, self.n
-        q = self.matvec(d[:n]) + d[n] if bias else self.matvec(d)
-        step, r = _cgls_residual(gg, q if root is None else root * q, r)
+        xp, n, run = self.xp, self.n, self.run
+        X_all = run.whole(self.X)  # gathered once for both products
+        q = self._product(d[:n], X_all)
+        update = run.call(_cgls_residual, gg, q, r, d[n] if bias else None, root)
+        g = self._product(run.call(_weighted_residual, update, root), X_all)
+        (step, r), g = run.compute(update, g)
         weighted = r if root is None else root * r
-        g = self.matvec(weighted)
-        return step, r, xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
+        return float(step), r, xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
 
 
-class ChunkedKernelOperator(KernelOperator):
-    """Products with ``K = k(X, X)`` for a row-chunked Dask ``X``: ``(K v)_i = k(X_i, X) v`` for
-    each row chunk ``X_i``, in kernel blocks, on the workers; one Dask graph per CGLS iteration
-    holds both of its products. The vectors (length n) stay in the client.
-
-    Each task sees the whole ``X`` (n × d, gathered on the workers once per graph) so that every
-    entry of ``K v`` is summed in the same order as in memory: CGLS amplifies rounding, and a
-    sum split over column chunks would move the iterates by 1e-9 after a few iterations.
-    """
-
-    def __init__(self, X: Array, kernel: Kernel, *, xp: ModuleType) -> None:
-        X, _ = check_rows(X)
-        super().__init__(kernel=kernel, X=X, xp=xp)
-        self.blocks = list(X.to_delayed().ravel())
-
-    def _lazy_matvec(self, v: Any, X_all: Any) -> list[Any]:
-        """``K v`` as one delayed piece per row chunk (``v`` in memory or delayed), against
-        ``X_all``, the graph's one gathered copy of X."""
-        return [delayed_call(_rows_product, self.kernel, Xi, X_all, v) for Xi in self.blocks]
-
-    def matvec(self, v: Array) -> Array:
-        (pieces,) = dask_compute(self._lazy_matvec(v, delayed_call(_stack_rows, *self.blocks)))
-        return self.xp.concat(pieces)
-
-    def cgls_step(
-        self, d: Array, r: Array, gg: float, *, bias: bool, root: Array | None
-    ) -> tuple[float, Array, Array]:
-        xp, n = self.xp, self.n
-        if root is not None:
-            msg = "sample weights are not supported with a Dask X"
-            raise ValueError(msg)
-        X_all = delayed_call(_stack_rows, *self.blocks)  # gathered once for both products
-        q = delayed_call(_stack_rows, *self._lazy_matvec(d[:n], X_all))
-        if bias:
-            q = q + d[n]
-        update = delayed_call(_cgls_residual, gg, q, r)
-        g = self._lazy_matvec(update[1], X_all)
-        (step, r), g = dask_compute(update, g)
-        g = xp.concat(g)
-        return float(step), r, xp.concat([g, xp.reshape(xp.sum(r), (1,))]) if bias else g
-
-
-def _stack_rows(*blocks: Array) -> Array:
-    return get_namespace(*blocks).concat(blocks, axis=0)
-
-
-def _rows_product(kernel: Kernel, rows: Array, X: Array, v: Array) -> Array:
-    """``k(rows, X) v`` in kernel blocks, as :meth:`KernelOperator.matvec` computes it."""
-    return KernelOperator(kernel=kernel, X=X, xp=get_namespace(X)).rows_matvec(rows, v)
-
-
-def _cgls_residual(gg: float, q: Array, r: Array) -> tuple[float, Array]:
-    """CGLS's step ``‖K̃ᵀr‖² / ‖q‖²`` along ``q = K̃ d`` and the new residual ``r − step q``."""
+def _cgls_residual(
+    gg: float, Kd: Array, r: Array, d_bias: Any, root: Array | None
+) -> tuple[float, Array]:
+    """CGLS's step ``‖K̃ᵀr‖² / ‖q‖²`` along ``q = K̃ d = S (K d + d_bias)`` and the new residual
+    ``r − step q``."""
+    q = Kd if d_bias is None else Kd + d_bias
+    q = q if root is None else root * q
     step = gg / float(get_namespace(q).sum(q * q))
     return step, r - step * q
+
+
+def _weighted_residual(update: tuple[float, Array], root: Array | None) -> Array:
+    """``S r`` of CGLS's new residual (``K̃ᵀ r = (K S r, 1ᵀ S r)``)."""
+    r = update[1]
+    return r if root is None else root * r
 
 
 def kernel_operator(
     X: Array, kernel: Kernel, /, *, store: bool, max_entries: int = 2**24, xp: ModuleType
 ) -> KernelOperator:
     """Set up the products with ``K = k(X, X)``: stored (one n × n evaluation) or on the fly
-    (for a Dask ``X``, one graph per product over pairs of row chunks)."""
-    if is_dask_array(X):
-        return ChunkedKernelOperator(X, kernel, xp=xp)
+    (for a Dask ``X``, one graph per product over its row chunks)."""
     if store:
         return KernelOperator(K=kernel(X, X), xp=xp)
     return KernelOperator(kernel=kernel, X=X, max_entries=max_entries, xp=xp)

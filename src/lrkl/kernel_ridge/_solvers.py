@@ -384,9 +384,10 @@ def _primal_problem(
     """:func:`primal_problem` on trusted inputs: one pass over the rows (two with an intercept:
     the first block's means, then the sums).
 
-    The sums are taken about a shift ``s``, the first row block's (weighted) means (in memory,
-    all rows: the exact means), so that centring by ``Z_cᵀ W Z_c = Σ w (z − s)(z − s)ᵀ −
-    Σw (z̄ − s)(z̄ − s)ᵀ`` cancels no leading digits.
+    The sums are taken about a shift ``s``, the first row block's (weighted) means, so that
+    centring by ``Z_cᵀ W Z_c = Σ w (z − s)(z − s)ᵀ − Σw (z̄ − s)(z̄ − s)ᵀ`` cancels no leading
+    digits; with one block (in memory) ``s`` is the mean itself and the sums are the centred
+    statistics.
     """
     run = executor_for(Z, xp=xp)
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
@@ -408,7 +409,7 @@ def _primal_problem(
         return Zt @ Z_rows, Zt @ y_rows, *sums
 
     gram, rhs, z_sum, y_sum, total = run.sum(statistics, *arrays)
-    if not fit_intercept:
+    if not fit_intercept or run.n_blocks(Z) == 1:  # one block: s is the mean, the sums exact
         return PrimalProblem(gram, rhs, shift_z, xp.asarray(shift_y, device=device_of(Z)))
     dz, dy = z_sum / total, y_sum / total  # z̄ − s, ȳ − s_y
     gram = gram - total * (dz[:, None] * dz[None, :])

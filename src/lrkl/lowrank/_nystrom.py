@@ -8,8 +8,8 @@ from typing import Any
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import check_array, device_of, ensure_array, get_namespace
-from lrkl._executor import check_rows, chunk_namespace, executor_for, is_dask_array
+from lrkl._backend import device_of
+from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
@@ -86,13 +86,8 @@ def nystrom(
     >>> f.G.shape, f.projection.shape, len(f.pivots)
     ((10, 2), (4, 2), 4)
     """
-    if is_dask_array(X):  # validated in the pass that uses it; the solves run on the chunks
-        X, _ = check_rows(X)
-        xp = chunk_namespace(X)
-    else:
-        X = ensure_array(X, name="X")  # lists are taken as NumPy, as the estimators take them
-        xp = get_namespace(X)
-        X = check_array(X, name="X", xp=xp)
+    run, X = at_the_door(X)
+    xp = run.xp
     kernel = check_kernel(kernel, X)
     n = X.shape[0]
     m = _check_rank(n_landmarks, n, "n_landmarks")
