@@ -321,6 +321,9 @@ class InMemory:
         """The number of row blocks a pass over ``X`` runs on."""
         return 1
 
+    def require_in_memory(self, why: str) -> None:
+        """Raise ``ValueError(why)`` where X is lazy: what needs random access to its rows."""
+
     def take(self, X: Array, rows: Any) -> Array:
         """The rows ``rows`` (Python integers) of ``X``."""
         return self.xp.take(X, index_array(rows, xp=self.xp, device=device_of(X)), axis=0)
@@ -421,6 +424,9 @@ class OnDask:
 
     def n_blocks(self, X: Array) -> int:
         return len(X.chunks[0])
+
+    def require_in_memory(self, why: str) -> None:
+        raise ValueError(why)
 
     def take(self, X: Array, rows: Any) -> Array:
         return take_rows(X, rows)

@@ -19,7 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from lrkl._backend import to_numpy
-from lrkl._executor import dask_compute, is_dask_array
+from lrkl._executor import executor_for
 
 __all__ = ["power_of_two_scale", "scale_errors", "weight_scale"]
 
@@ -34,9 +34,7 @@ def power_of_two_scale(values: Array, /, *, xp: ModuleType) -> float:
     """
     if math.prod(values.shape) == 0:
         return 1.0
-    top = xp.max(xp.abs(values))
-    if is_dask_array(top):
-        (top,) = dask_compute(top)
+    (top,) = executor_for(values, xp=xp).compute(xp.max(xp.abs(values)))
     top = float(to_numpy(top))
     if not (math.isfinite(top) and top > 0.0):
         return 1.0
@@ -64,9 +62,7 @@ def weight_scale(
     # that unit weights fit bit for bit as None does. (The weighted path's means w @ Z / Σw and
     # √w-scaled rows round differently from the plain ones; at a small α a ridge amplifies that
     # rounding: LowRankRidgeCV's predictions with np.ones(n) moved by 2e-9 of their spread.)
-    low, high = xp.min(weights), xp.max(weights)
-    if is_dask_array(low):
-        low, high = dask_compute(low, high)
+    low, high = executor_for(weights, xp=xp).compute(xp.min(weights), xp.max(weights))
     low, high = float(to_numpy(low)), float(to_numpy(high))
     if low == high and high > 0:
         scale = scale * high  # exact: c = high · 2^e

@@ -29,7 +29,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
-from lrkl._executor import is_dask_array, take_rows
+from lrkl._executor import executor_for
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -310,11 +310,8 @@ def _store_expansion(
         host_intercept = hxp.asarray([r.intercept for r in results], dtype=hxp.float64)
         intercept = from_host(host_intercept, xp=xp, device=device, dtype=X.dtype)
     rows = [candidates[j] for j in support]
-    centres = (  # first: a Dask graph that fails must leave the estimator unfitted
-        take_rows(X, rows)
-        if is_dask_array(X)
-        else xp.take(X, index_array(rows, xp=xp, device=device), axis=0)
-    )
+    # first: a Dask graph that fails must leave the estimator unfitted
+    centres = executor_for(X, xp=xp).take(X, rows)
     estimator.kernel_ = kernel
     estimator.candidates_ = index_array(candidates, xp=xp, device=device)
     estimator.kernel_weights_ = weights

@@ -18,7 +18,7 @@ from typing import Any
 
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_option
-from lrkl._executor import check_rows, is_dask_array, row_sums, take_rows
+from lrkl._executor import executor_for
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -306,23 +306,16 @@ def slkl_problems(
     itemsize = 4 if X.dtype == xp.float32 else 8
     if mode == "auto":
         mode = choose_mode(n, M, itemsize=itemsize, memory_budget=memory_budget)
-    chunked = is_dask_array(X)
-    if chunked and mode != "gram":
-        msg = (
+    run = executor_for(X, xp=xp)
+    if mode != "gram":
+        run.require_in_memory(
             f"mode must be 'gram' (or 'auto' with M² entries within memory_budget) for a Dask X, "
             f"received mode={mode!r} for M = {M}: the direct form makes a pass over the rows in "
             "every iteration"
         )
-        raise ValueError(msg)
     hxp = host_namespace()
-    if chunked:
-        X, Y = check_rows(X, Y)
-        centres = take_rows(X, candidates)
-        device = device_of(centres)
-    else:
-        device = device_of(X)
-        idx = from_host(hxp.asarray(list(candidates), dtype=hxp.int64), xp=xp, device=device)
-        centres = xp.take(X, idx, axis=0)
+    centres = run.take(X, candidates)
+    device = device_of(centres)
     k_diag = kernel._diag(centres, xp=xp)
     scale = 1.0 / xp.sqrt(k_diag)
     keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
@@ -346,7 +339,7 @@ def slkl_problems(
                 stored[:, rows] = xp.matrix_transpose(block)
         return b, column_sum, B, xp.sum(Y_rows * Y_rows, axis=0), xp.sum(Y_rows, axis=0)
 
-    b, column_sum, B, y_squares, y_sum = row_sums(accumulate, X, Y) if chunked else accumulate(X, Y)
+    b, column_sum, B, y_squares, y_sum = run.sum(accumulate, X, Y)
     diag_B = xp.linalg.diagonal(B) if mode == "gram" else B
     B = B if mode == "gram" else None
     b, diag_B, yy = _host(b), _host(diag_B), _host(y_squares)
