@@ -1347,7 +1347,8 @@ def kernel_api_cases() -> list[Case]:
         ("NaN", lambda: np.where(np.eye(N) > 0, np.nan, Kg)),
         ("non-square", lambda: Kg[:, :-1]),
         ("1-D", lambda: Kg[0]),
-        ("text", lambda: Kg.astype(str)),
+        ("text", lambda: Kg.astype(str)),  # numbers written as text: taken, as by every kernel
+        ("words", lambda: np.full(Kg.shape, "a")),
         ("list", lambda: Kg.tolist()),
     ):
         out.append(
@@ -1358,7 +1359,7 @@ def kernel_api_cases() -> list[Case]:
                     "Precomputed",
                     lambda M=M: Precomputed(matrix=M())(np.arange(5).reshape(-1, 1)),
                     names=("matrix",),
-                    must_refuse=kind != "list",
+                    must_refuse=kind not in ("list", "text"),
                 ),
             )
         )
