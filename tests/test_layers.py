@@ -112,3 +112,25 @@ def test_every_public_solver_function_has_a_private_core():
             ):
                 without.append(f"lrkl.{package}.{name}")
     assert without == []
+
+
+#: The only modules that know Dask exists (issue 34): the executor and the backend.
+LAZY_AWARE = ("_executor.py", "_backend.py")
+DASK_WORDS = ("is_dask_array", ".chunks", ".blocks[", "to_delayed", "._meta", "dask_compute")
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_only_the_executor_and_the_backend_know_dask(path):
+    """Every row pass is written once against lrkl._executor: outside it and the backend no
+    module imports dask, touches a Dask array's chunks or branches on the kind of array."""
+    if path.relative_to(SRC).as_posix() in LAZY_AWARE:
+        return
+    imports = _imported_modules(path)
+    assert not [m for m in imports if m == "dask" or m.startswith("dask.")]
+    text = path.read_text(encoding="utf-8")
+    assert [w for w in DASK_WORDS if w in text] == []
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_no_module_exceeds_700_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 700

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import array_api_compat
@@ -41,12 +41,27 @@ from lrkl._backend import (
     check_array,
     device_of,
     ensure_array,
+    float_dtype,
     get_namespace,
     index_array,
     require_finite,
 )
 
 Array = Any
+
+#: Default budget of a kernel block: 2**22 entries, 32 MiB in float64.
+DEFAULT_MAX_ENTRIES = 2**22
+
+
+def row_slices(n_rows: int, n_cols: int, max_entries: int = DEFAULT_MAX_ENTRIES) -> Iterator[slice]:
+    """Slices over ``n_rows`` rows such that each block of ``n_cols`` columns fits the budget."""
+    if max_entries < 1:
+        msg = f"max_entries must be >= 1, received {max_entries}"
+        raise ValueError(msg)
+    step = max(1, max_entries // max(n_cols, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
+
 
 #: The estimators whose ``fit`` accepts a row-chunked Dask array.
 DASK_FIT = (
@@ -262,6 +277,40 @@ def at_the_door(X: Any, /, *, name: str = "X") -> tuple[InMemory | OnDask, Array
     return InMemory(xp), check_array(X, name=name, xp=xp)
 
 
+def lazy_X(X: Any, *, accepted: bool, owner: str, dtype: Any) -> tuple[Any, Array] | None:
+    """``(namespace of its chunks, X)`` for a Dask ``X`` that ``owner`` accepts (2-D with rows
+    and features, chunked along the rows only, in the floating dtype it would have in memory;
+    its values are checked by the first pass over it); a TypeError naming ``owner`` where it
+    is not ``accepted``; None for anything else (validated in memory by the caller)."""
+    if not is_dask_array(X):
+        return None
+    if not accepted:
+        refuse(X, owner=owner)
+    if X.ndim != 2 or 0 in X.shape:
+        msg = f"X must be a 2-D array with samples and features, received shape {X.shape}"
+        raise ValueError(msg)
+    X, _ = check_rows(X)
+    xp = chunk_namespace(X)
+    target = float_dtype(X._meta, xp=xp) if dtype is None else dtype  # as in memory
+    return xp, X if X.dtype == target else X.astype(target)
+
+
+def lazy_y(X: Array, y: Any, *, name: str, multi_output: bool) -> tuple[Array, Array] | None:
+    """For a Dask ``X``: ``X`` and ``y`` as Dask arrays with the same row chunks, ``y`` in X's
+    dtype (its values checked in the pass over the rows); None for an in-memory ``X``."""
+    if not is_dask_array(X):
+        return None
+    allowed = (1, 2) if multi_output else (1,)
+    if y.ndim not in allowed or y.shape[0] != X.shape[0]:
+        msg = (
+            f"{name} needs y with ndim in {allowed} and {X.shape[0]} rows like X, received "
+            f"shape {tuple(y.shape)}"
+        )
+        raise ValueError(msg)
+    X, y = check_rows(X, y)
+    return X, y.astype(X.dtype)
+
+
 def in_memory(a: Array | None) -> Array | None:
     """``a`` when it holds its values in memory; None for a lazy (Dask) array, which references
     the graph or the cluster that computes it (what a pickle must not carry)."""
@@ -323,6 +372,16 @@ class InMemory:
 
     def require_in_memory(self, why: str) -> None:
         """Raise ``ValueError(why)`` where X is lazy: what needs random access to its rows."""
+
+    def checked(self, check: Callable[..., Any], *arrays: Any) -> Any:
+        """``check(*arrays)``, a validation of in-memory arrays at a public door; a lazy X's
+        arrays are passed through, to be checked by their first pass."""
+        return check(*arrays)
+
+    def may_store(self, fits: bool) -> bool:
+        """Whether a product with all of X's rows is kept in this process when it ``fits`` the
+        memory budget (a lazy X's products are computed on its blocks, never kept)."""
+        return fits
 
     def take(self, X: Array, rows: Any) -> Array:
         """The rows ``rows`` (Python integers) of ``X``."""
@@ -427,6 +486,12 @@ class OnDask:
 
     def require_in_memory(self, why: str) -> None:
         raise ValueError(why)
+
+    def checked(self, check: Callable[..., Any], *arrays: Any) -> Any:
+        return arrays if len(arrays) > 1 else arrays[0]
+
+    def may_store(self, fits: bool) -> bool:
+        return False
 
     def take(self, X: Array, rows: Any) -> Array:
         return take_rows(X, rows)

@@ -35,7 +35,6 @@ from lrkl._backend import (
     device_memory,
     device_of,
     ensure_array,
-    float_dtype,
     get_namespace,
     host_namespace,
     move_to,
@@ -44,7 +43,7 @@ from lrkl._backend import (
     to_numpy,
 )
 from lrkl._checks import check_number
-from lrkl._executor import check_rows, chunk_namespace, is_dask_array, refuse
+from lrkl._executor import lazy_X, lazy_y
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
@@ -170,21 +169,15 @@ def check_X(
     """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite.
 
     ``owner`` is an estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
-    are set) or a name for the messages. A Dask array is refused unless ``dask``; then it is
-    chunked along the rows (:func:`lrkl._executor.check_rows`), the namespace is that of its
-    chunks and the finiteness check is left to the caller's pass over the rows.
+    are set) or a name for the messages. A lazy (Dask) array is refused unless ``dask``; then
+    the executor takes it (:func:`lrkl._executor.lazy_X`): chunked along the rows, the
+    namespace that of its chunks, the finiteness check left to the first pass over the rows.
     """
-    if is_dask_array(X) and not dask:
-        refuse(X, owner=_name(owner))  # before anything is recorded on the estimator
+    # a lazy X is taken by the executor, before anything is recorded on the estimator
+    lazy = lazy_X(X, accepted=dask, owner=_name(owner), dtype=dtype)
     _record_features(owner, X, reset=True)
-    if is_dask_array(X):
-        if X.ndim != 2 or 0 in X.shape:
-            msg = f"X must be a 2-D array with samples and features, received shape {X.shape}"
-            raise ValueError(msg)
-        X, _ = check_rows(X)
-        xp = chunk_namespace(X)
-        target = float_dtype(X._meta, xp=xp) if dtype is None else dtype  # as in memory
-        return xp, X if X.dtype == target else X.astype(target)
+    if lazy is not None:
+        return lazy
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (
@@ -227,8 +220,9 @@ def check_X_y(
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
     xp, X = check_X(X, owner=owner, dask=dask)
-    if is_dask_array(X):
-        return xp, *_check_dask_y(X, y, name=name, multi_output=multi_output)
+    lazy = lazy_y(X, y, name=name, multi_output=multi_output)
+    if lazy is not None:
+        return xp, *lazy
     y = move_to(ensure_array(y, name="y"), like=X)
     if not multi_output and y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
@@ -250,20 +244,6 @@ def check_X_y(
         msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)
     return xp, X, y
-
-
-def _check_dask_y(X: Array, y: Any, *, name: str, multi_output: bool) -> tuple[Array, Array]:
-    """``X`` and ``y`` as Dask arrays with the same row chunks, ``y`` in X's dtype; its values
-    are checked in the caller's pass over the rows."""
-    allowed = (1, 2) if multi_output else (1,)
-    if y.ndim not in allowed or y.shape[0] != X.shape[0]:
-        msg = (
-            f"{name} needs y with ndim in {allowed} and {X.shape[0]} rows like X, received "
-            f"shape {tuple(y.shape)}"
-        )
-        raise ValueError(msg)
-    X, y = check_rows(X, y)
-    return X, y.astype(X.dtype)
 
 
 def check_classification_X_y(

@@ -50,7 +50,7 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_number, check_option
 from lrkl._distances import centred, neg_squared_distances, scaled_variance
-from lrkl._executor import is_dask_array
+from lrkl._executor import DEFAULT_MAX_ENTRIES, executor_for, row_slices
 from lrkl._linalg import sum_each_row
 
 __all__ = [
@@ -71,8 +71,6 @@ __all__ = [
 
 Array = Any
 
-#: Default budget of a kernel block: 2**22 entries, 32 MiB in float64.
-DEFAULT_MAX_ENTRIES = 2**22
 
 #: Where an algorithm's kernel columns come from: computed once and kept, or computed again in
 #: blocks of :data:`DEFAULT_MAX_ENTRIES` whenever they are needed; ``"auto"`` decides by size.
@@ -93,16 +91,6 @@ def precompute_columns(columns: str, n_entries: int, X: Array, memory_budget: in
     needed = n_entries * (get_namespace(X).finfo(X.dtype).bits // 8)
     limit = device_memory(X)
     return needed <= (memory_budget if limit is None else min(memory_budget, limit // 4))
-
-
-def row_slices(n_rows: int, n_cols: int, max_entries: int = DEFAULT_MAX_ENTRIES) -> Iterator[slice]:
-    """Slices over ``n_rows`` rows such that each block of ``n_cols`` columns fits the budget."""
-    if max_entries < 1:
-        msg = f"max_entries must be >= 1, received {max_entries}"
-        raise ValueError(msg)
-    step = max(1, max_entries // max(n_cols, 1))
-    for start in range(0, n_rows, step):
-        yield slice(start, min(start + step, n_rows))
 
 
 def _positive(name: str, value: Any) -> float:
@@ -300,11 +288,14 @@ class Kernel:
             # refuses for every kernel what the estimators' fit refuses (a Linear kernel took
             # NaN, 1-D or empty X and weights of any length). A lazy (Dask) X is left to the
             # caller's pass over the rows, as in fit.
-            if not is_dask_array(X):
+
+            def check(X: Array) -> None:
                 checked = check_array(X, name="X", xp=xp)
                 self._check(X, None, xp=xp)  # Precomputed: the row numbers
                 if sample_weight is not None:
                     _variance_weights(sample_weight, checked, xp=xp)
+
+            executor_for(X, xp=xp).checked(check, X)
             return self
         X = check_array(X, name="X", xp=xp)
         weights = None if sample_weight is None else _variance_weights(sample_weight, X, xp=xp)

@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
-from lrkl._executor import is_dask_array, rowwise
+from lrkl._executor import executor_for, rowwise
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -210,9 +210,10 @@ class LowRankRidge(LRKLRegressor):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
-        if is_dask_array(X) and sample_weight is not None:
-            msg = f"{type(self).__name__} takes no sample_weight with a Dask X"
-            raise ValueError(msg)
+        if sample_weight is not None:
+            executor_for(X, xp=xp).require_in_memory(
+                f"{type(self).__name__} takes no sample_weight with a Dask X"
+            )
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
@@ -411,13 +412,12 @@ class LowRankRidgeCV(LowRankRidge):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2, dask=True)
-        if is_dask_array(X) and (self.cv is not None or sample_weight is not None):
-            msg = (
+        if self.cv is not None or sample_weight is not None:
+            executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} with a Dask X takes cv=None (exact leave-one-out, one "
                 f"graph) and no sample_weight, received cv={self.cv!r} and "
                 f"sample_weight={'given' if sample_weight is not None else None}"
             )
-            raise ValueError(msg)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         # Unit-scale y and weights before anything is squared (_scaling): the path and its
         # validation errors run on y / y_scale, and on w / w_scale with every α / w_scale.

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from sklearn.model_selection import KFold, check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
-from lrkl._executor import dask_compute, is_dask_array
+from lrkl._executor import executor_for
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -73,7 +73,8 @@ _ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns
 def _operator(X: Array, kernel: Kernel, columns: str, memory_budget: int, *, xp: Any) -> Any:
     """CGLS's products with ``K``: from ``K`` precomputed (one evaluation, then two GEMVs per
     iteration) or from its blocks computed again in every product (memory of one block)."""
-    store = not is_dask_array(X) and precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
+    fits = precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
+    store = executor_for(X, xp=xp).may_store(fits)
     return kernel_operator(X, kernel, store=store, xp=xp)
 
 
@@ -314,16 +315,15 @@ class KernelRidge(KernelExpansionRegressor):
         xp, X, y = check_X_y(
             X, y, owner=self, multi_output=True, min_samples=2, dask=self.method == "cg"
         )
-        if is_dask_array(X):
-            if sample_weight is not None or self.columns == "precomputed":
-                msg = (
-                    "KernelRidge(method='cg') on a Dask X computes its kernel products on the "
-                    "fly and takes no sample_weight: columns must be 'auto' or 'on_the_fly', "
-                    f"received columns={self.columns!r}"
-                    + ("" if sample_weight is None else " and a sample_weight")
-                )
-                raise ValueError(msg)
-            y = dask_compute(y)[0]  # the CG vectors (length n) live in this process
+        run = executor_for(X, xp=xp)
+        if sample_weight is not None or self.columns == "precomputed":
+            run.require_in_memory(
+                "KernelRidge(method='cg') on a Dask X computes its kernel products on the "
+                "fly and takes no sample_weight: columns must be 'auto' or 'on_the_fly', "
+                f"received columns={self.columns!r}"
+                + ("" if sample_weight is None else " and a sample_weight")
+            )
+        (y,) = run.compute(y)  # the CG vectors (length n) live in this process
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
@@ -359,7 +359,7 @@ class KernelRidge(KernelExpansionRegressor):
         return self
 
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
-        centres = dask_compute(X)[0] if is_dask_array(X) else X  # every row is a centre
+        (centres,) = executor_for(X).compute(X)  # every row is a centre
         self.kernel_ = kernel
         self.centers_ = centres
         self.dual_coef_, self.intercept_ = fit

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_bool, check_number, check_option
-from lrkl._executor import executor_for, is_dask_array
+from lrkl._executor import executor_for
 from lrkl._linalg import (
     NotPositiveDefiniteError,
     cho_factor,
@@ -354,7 +354,8 @@ def primal_problem(
     In-memory ``Z``, ``y`` and ``sample_weight`` must be finite with the same number of rows, the
     weights non-negative and not all zero (a Dask ``Z`` is checked in its pass over the rows).
     """
-    if not is_dask_array(Z):
+
+    def check(Z: Array, y: Array, sample_weight: Array | None) -> tuple:
         Z = check_array(Z, name="Z", ndim=2, xp=xp)
         y = _check_rows(y, Z.shape[0], name="y", ndim=(1, 2), xp=xp)
         if sample_weight is not None:
@@ -363,6 +364,9 @@ def primal_problem(
             )
             # all-zero weights leave no data: the weighted means were 0 / 0
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
+        return Z, y, sample_weight
+
+    Z, y, sample_weight = executor_for(Z, xp=xp).checked(check, Z, y, sample_weight)
     return _primal_problem(
         Z,
         y,
@@ -519,7 +523,8 @@ def primal_loo_errors(
     k = _check_primal(problem, xp=xp)
     _check_solver_order(solver, k, eigh_only=True)
     alphas = check_grid(alphas, name="alphas")
-    if not is_dask_array(Z):
+
+    def check(Z: Array, y: Array, sample_weight: Array | None) -> tuple:
         Z = check_array(Z, name="Z", ndim=2, xp=xp)
         if Z.shape[1] != k:
             msg = f"Z must have the problem's {k} feature columns, received shape {tuple(Z.shape)}"
@@ -536,6 +541,9 @@ def primal_loo_errors(
                 sample_weight, Z.shape[0], name="sample_weight", ndim=(1,), xp=xp
             )
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
+        return Z, y, sample_weight
+
+    Z, y, sample_weight = executor_for(Z, xp=xp).checked(check, Z, y, sample_weight)
     return _primal_loo_errors(
         Z,
         y,
