@@ -444,3 +444,22 @@ def test_dask_dataframes_are_refused_not_computed_silently(data):
     frame = dd.from_array(X, chunksize=CHUNK)
     with pytest.raises(TypeError, match=r"to_dask_array\(lengths=True\)"):
         SLKLRegressor(n_columns=20).fit(frame, y)
+
+
+def test_primal_problem_refuses_weights_with_a_dask_z(data):
+    # the weights were ignored on Dask; the estimators take none with a Dask X either
+    import array_api_compat.numpy as xp
+
+    from lrkl.kernel_ridge import primal_loo_errors, primal_problem
+
+    X, y, Xd, yd = data
+    with pytest.raises(ValueError, match="primal_problem takes no sample_weight with a Dask Z"):
+        primal_problem(Xd, yd, fit_intercept=True, xp=xp, sample_weight=np.ones(len(y)))
+    problem = primal_problem(X, y, fit_intercept=True, xp=xp)
+    from lrkl.kernel_ridge import make_solver
+
+    solver = make_solver(problem.gram, "eigh", xp=xp)
+    with pytest.raises(ValueError, match="primal_loo_errors takes no sample_weight"):
+        primal_loo_errors(
+            Xd, yd, problem, solver, [1.0], fit_intercept=True, xp=xp, sample_weight=np.ones(len(y))
+        )

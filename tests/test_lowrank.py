@@ -110,6 +110,21 @@ def test_icd_stops_early_on_low_rank_kernel(backend, data):
     assert np.all(to_numpy(f.residual) <= 1e-10)
 
 
+def test_icd_of_several_kernels_in_one_pass_is_each_kernel_alone(backend, data):
+    # LowRankFeatures factors all kernels in one pass per pivot; a kernel that stops early
+    # (Linear: rank 3) must not change the others, nor they it
+    X, _, _ = data
+    kernels, ranks = [Linear(), Gaussian(gamma=0.5), Laplacian(gamma=0.3)], [8, 12, 5]
+    features = lowrank.LowRankFeatures(kernels, rank=ranks, method="icd").fit(backend.asarray(X))
+    for kernel, rank, factor in zip(kernels, ranks, features.factors_, strict=True):
+        alone = lowrank.icd(kernel, backend.asarray(X), rank)
+        assert factor.pivots == alone.pivots
+        np.testing.assert_array_equal(to_numpy(factor.G), to_numpy(alone.G))
+        np.testing.assert_array_equal(to_numpy(factor.L), to_numpy(alone.L))
+        np.testing.assert_array_equal(to_numpy(factor.residual), to_numpy(alone.residual))
+    assert features.rank_ == (3, 12, 5)
+
+
 def test_icd_keeps_float32(backend, data):
     X, _, _ = data
     f = lowrank.icd(Gaussian(gamma=0.5), backend.asarray(X.astype(np.float32)), 5)

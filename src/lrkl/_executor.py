@@ -7,8 +7,8 @@ pass once, against :func:`executor_for`'s object, and the executor runs it:
   training features of a Nyström factor, a kernel diagonal); lazy on Dask;
 - :meth:`~InMemory.sum`: a function of row blocks returning a tuple of arrays of fixed shapes,
   summed over the blocks (the ridge statistics ``ZᵀZ``, ``Zᵀy``, column sums; SLKL's Gram pass);
-- :meth:`~InMemory.gather`: a :meth:`~InMemory.map` brought into memory, X checked for NaN
-  and infinity in the same pass (CSI's kernel columns and diagonal);
+- :meth:`~InMemory.gather`: a :meth:`~InMemory.map` brought into memory (CSI's kernel columns,
+  the kernel diagonal, whose pass also checks a lazy X for NaN and infinity);
 - :meth:`~InMemory.take`: a few rows in memory (landmarks, pivots, candidates);
 - :meth:`~InMemory.start`, :meth:`~InMemory.step`, :meth:`~InMemory.stack`: a sequential
   algorithm whose state is a few n-vectors per row block, kept where the block is (ICD: one
@@ -269,9 +269,9 @@ def at_the_door(X: Any, /, *, name: str = "X") -> tuple[InMemory | OnDask, Array
     """The executor of ``X`` and ``X`` as a public function takes it: in memory, converted
     (lists and other array-likes as NumPy) and checked (2-D, finite, at least one row); a Dask
     ``X`` chunked along its rows only, checked for NaN and infinity by its first pass."""
-    if is_dask_array(X):
-        X, _ = check_rows(X)
-        return OnDask(X), X
+    lazy = lazy_X(X, accepted=True, owner=name, dtype=None)
+    if lazy is not None:
+        return OnDask(lazy[1]), lazy[1]
     X = ensure_array(X, name=name)
     xp = get_namespace(X)
     return InMemory(xp), check_array(X, name=name, xp=xp)

@@ -22,6 +22,7 @@ and ``*_path`` at a whole grid of them, with the exact leave-one-out errors of e
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from types import ModuleType
@@ -351,15 +352,9 @@ class KernelOperator:
         """``K v`` (lazily on Dask; ``v`` in memory or a task's result) against ``X_all``."""
         if self.K is not None:
             return self.K @ v
-        return self.run.rows_apply(self._rows_product, self.X, X_all, v)
-
-    def _rows_product(self, rows: Array, X_all: Array, v: Array) -> Array:
-        """``k(rows, X) v``: the rows of ``K v`` of the points ``rows``, in kernel blocks."""
-        xp = get_namespace(rows)
-        out = xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
-        for part, block in self.kernel.blocks(rows, X_all, max_entries=self.max_entries):
-            out[part] = block @ v
-        return out
+        # a module-level function of the kernel: a task ships neither the operator nor X's graph
+        product = functools.partial(_rows_product, self.kernel, self.max_entries)
+        return self.run.rows_apply(product, self.X, X_all, v)
 
     def cgls_step(
         self, d: Array, r: Array, gg: float, *, bias: bool, root: Array | None
@@ -374,6 +369,15 @@ class KernelOperator:
         (step, r), g = run.compute(update, g)
         weighted = r if root is None else root * r
         return float(step), r, xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
+
+
+def _rows_product(kernel: Kernel, max_entries: int, rows: Array, X_all: Array, v: Array) -> Array:
+    """``k(rows, X) v``: the rows of ``K v`` of the points ``rows``, in kernel blocks."""
+    xp = get_namespace(rows)
+    out = xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
+    for part, block in kernel.blocks(rows, X_all, max_entries=max_entries):
+        out[part] = block @ v
+    return out
 
 
 def _cgls_residual(
@@ -397,7 +401,7 @@ def kernel_operator(
     X: Array, kernel: Kernel, /, *, store: bool, max_entries: int = 2**24, xp: ModuleType
 ) -> KernelOperator:
     """Set up the products with ``K = k(X, X)``: stored (one n × n evaluation) or on the fly
-    (for a Dask ``X``, one graph per product over its row chunks)."""
+    (for a Dask ``X``, one graph per CGLS iteration over its row chunks)."""
     if store:
         return KernelOperator(K=kernel(X, X), xp=xp)
     return KernelOperator(kernel=kernel, X=X, max_entries=max_entries, xp=xp)

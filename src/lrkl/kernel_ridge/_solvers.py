@@ -366,7 +366,10 @@ def primal_problem(
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
         return Z, y, sample_weight
 
-    Z, y, sample_weight = executor_for(Z, xp=xp).checked(check, Z, y, sample_weight)
+    run = executor_for(Z, xp=xp)
+    if sample_weight is not None:  # the estimators take none with a Dask X either
+        run.require_in_memory("primal_problem takes no sample_weight with a Dask Z")
+    Z, y, sample_weight = run.checked(check, Z, y, sample_weight)
     return _primal_problem(
         Z,
         y,
@@ -395,31 +398,38 @@ def _primal_problem(
     """
     run = executor_for(Z, xp=xp)
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
-    if fit_intercept:
-        shift_z, shift_y = run.first(_means, *arrays)
-    else:
-        shift_z = xp.zeros(Z.shape[1], dtype=Z.dtype, device=device_of(Z))
-        shift_y = xp.zeros(y.shape[1:], dtype=Z.dtype, device=device_of(Z))
+    shift = run.first(_means, *arrays) if fit_intercept else None
+    corrected = shift is not None and run.n_blocks(Z) > 1  # one block: s is the mean itself
 
     def statistics(Z_rows: Array, y_rows: Array, w_rows: Array | None = None) -> tuple:
-        Z_rows, y_rows = Z_rows - shift_z, y_rows - shift_y
+        if shift is not None:
+            Z_rows, y_rows = Z_rows - shift[0], y_rows - shift[1]
         Zt = xp.matrix_transpose(Z_rows)
-        if w_rows is None:
-            count = xp.asarray(Z_rows.shape[0], dtype=Z_rows.dtype, device=device_of(Z_rows))
-            sums = xp.sum(Z_rows, axis=0), xp.sum(y_rows, axis=0), count
-        else:
+        if w_rows is not None:
             Zt = Zt * w_rows[None, :]
-            sums = w_rows @ Z_rows, w_rows @ y_rows, xp.sum(w_rows)
-        return Zt @ Z_rows, Zt @ y_rows, *sums
+        products = Zt @ Z_rows, Zt @ y_rows
+        if not corrected:
+            return products
+        if w_rows is None:
+            return *products, xp.sum(Z_rows, axis=0), xp.sum(y_rows, axis=0)
+        return *products, w_rows @ Z_rows, w_rows @ y_rows, xp.sum(w_rows)
 
-    gram, rhs, z_sum, y_sum, total = run.sum(statistics, *arrays)
-    if not fit_intercept or run.n_blocks(Z) == 1:  # one block: s is the mean, the sums exact
-        return PrimalProblem(gram, rhs, shift_z, xp.asarray(shift_y, device=device_of(Z)))
-    dz, dy = z_sum / total, y_sum / total  # z̄ − s, ȳ − s_y
+    sums = run.sum(statistics, *arrays)
+    gram, rhs = sums[:2]
+    device = device_of(gram)
+    if shift is None:
+        zero_z = xp.zeros(gram.shape[0], dtype=gram.dtype, device=device)
+        return PrimalProblem(
+            gram, rhs, zero_z, xp.zeros(rhs.shape[1:], dtype=gram.dtype, device=device)
+        )
+    # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
+    if not corrected:
+        return PrimalProblem(gram, rhs, shift[0], xp.asarray(shift[1], device=device))
+    total = sums[4] if sample_weight is not None else float(Z.shape[0])
+    dz, dy = sums[2] / total, sums[3] / total  # z̄ − s, ȳ − s_y
     gram = gram - total * (dz[:, None] * dz[None, :])
     rhs = rhs - total * (dz[:, None] * dy[None, :] if rhs.ndim == 2 else dz * dy)
-    # xp.asarray: NumPy turns 0-d reductions into scalars, which carry no namespace.
-    return PrimalProblem(gram, rhs, shift_z + dz, xp.asarray(shift_y + dy, device=device_of(Z)))
+    return PrimalProblem(gram, rhs, shift[0] + dz, xp.asarray(shift[1] + dy, device=device))
 
 
 def _means(Z: Array, y: Array, w: Array | None = None) -> tuple[Array, Array]:
@@ -543,7 +553,10 @@ def primal_loo_errors(
             _check_nonnegative(sample_weight, name="sample_weight", xp=xp)
         return Z, y, sample_weight
 
-    Z, y, sample_weight = executor_for(Z, xp=xp).checked(check, Z, y, sample_weight)
+    run = executor_for(Z, xp=xp)
+    if sample_weight is not None:
+        run.require_in_memory("primal_loo_errors takes no sample_weight with a Dask Z")
+    Z, y, sample_weight = run.checked(check, Z, y, sample_weight)
     return _primal_loo_errors(
         Z,
         y,

@@ -12,6 +12,7 @@ from lrkl._backend import (
     check_consistent_length,
     device_of,
     ensure_array,
+    get_namespace,
 )
 from lrkl._checks import check_bool, check_number
 from lrkl._executor import at_the_door, executor_for
@@ -131,6 +132,7 @@ def csi(
     run, X = at_the_door(X)  # the kernel columns on X's blocks, the CSI state here
     xp = run.xp
     y = ensure_array(run.compute(y)[0], name="y")  # lists are taken as NumPy, as X is
+    run.checked(get_namespace, X, y)  # one array library (refused by name)
     kernel = check_kernel(kernel, X)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2), dtype=X.dtype)
     check_consistent_length(X=X, y=y)

@@ -124,13 +124,17 @@ def _icd(
                 if k > 0:
                     col = col - G_b[:, :k] @ g_p[:k]
                 local = pivot - offset if 0 <= pivot - offset < X_b.shape[0] else None
-                d_pivot = xp.asarray(d_p, dtype=d_b.dtype, device=device_of(d_b))
+                d_pivot = (
+                    d_b[local]
+                    if local is not None
+                    else xp.asarray(d_p, dtype=d_b.dtype, device=device_of(d_b))
+                )
                 g = scaled_column(col, d_b, d_pivot, local, xp=xp)
                 G_b[:, k] = g  # columns < k are only read: a retried step writes the same column
                 check = not kernel.psd_by_construction
                 d_b = remove_column(d_b, g, local, tol, xp=xp, check_psd=check, d_pivot=d_p)
             updated.append((G_b, d_b))
-            peaks.append(peak(X_b, G_b, d_b, offset))
+            peaks.append(None if move is None else peak(X_b, G_b, d_b, offset))  # None: as was
         return (X_b, offset, updated), peaks
 
     states, summaries = run.start(start, X)
@@ -162,7 +166,11 @@ def _icd(
             landmarks[j].append(x_p)
         if all(move is None for move in moves):
             break
-        states, peaks = run.step(step, states, moves, tols)
+        states, new_peaks = run.step(step, states, moves, tols)
+        peaks = [
+            [old if new is None else new for old, new in zip(before, after, strict=True)]
+            for before, after in zip(peaks, new_peaks, strict=True)
+        ]
     wide = residual_dtype(dtype, xp=xp, device=device_of(X))
     factors = []
     for j, kernel in enumerate(kernels):

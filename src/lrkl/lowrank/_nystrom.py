@@ -142,8 +142,9 @@ def _nystrom(
     # amplifies them in every feature (a float32 fit moved by several times its spread).
     wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
     S_wide = _as_dtype(S, wide, xp=xp)
-    # Already wide: W is the landmark rows of C = k(X, S), a cross block as C's other rows (not
-    # the symmetric product, which rounds differently), so that G's landmark rows are W's.
+    # Already wide: W is evaluated as a cross block k(S, S′), as C = k(X, S) is (not the
+    # symmetric product, which rounds differently), so that with a GEMM whose rounding does not
+    # depend on the number of rows (OpenBLAS's) W is C's landmark rows bit for bit.
     S_cols = S_wide if wide != X.dtype else xp.asarray(S, copy=True)
     W = _as_dtype(kernel._evaluate(S_wide, S_cols, xp=xp), wide, xp=xp)
     W = 0.5 * (W + xp.matrix_transpose(W))
