@@ -170,3 +170,32 @@ def test_large_kernel_ridge_fit_completes():
     assert np.all(np.isfinite(model.dual_coef_))
     # the fitted model reproduces its training data about as well as a ridge can
     assert np.mean((model.predict(X[:500]) - y[:500]) ** 2) < 0.1 * np.var(y)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_eigh_on_numpy_is_lapacks_syevd_in_the_input_precision(dtype):
+    # NumPy's own eigh computes float32 in float64: a float32 fit must stay float32 arithmetic
+    import array_api_compat.numpy as xp
+    import scipy.linalg
+
+    A = np.random.default_rng(0).standard_normal((30, 30)).astype(dtype)
+    A = A @ A.T
+    w, v = L.eigh(A, xp=xp)
+    w_ref, v_ref = scipy.linalg.eigh(A, driver="evd")
+    assert w.dtype == v.dtype == dtype
+    np.testing.assert_array_equal(w, w_ref)
+    np.testing.assert_array_equal(v, v_ref)
+
+
+def test_check_bool_takes_zero_d_booleans_of_any_array_library():
+    import array_api_strict
+
+    from lrkl._checks import check_bool
+
+    values = [np.True_, np.asarray(False), array_api_strict.asarray(True)]
+    torch = pytest.importorskip("torch")
+    values.append(torch.tensor(True))
+    assert [check_bool(v, name="fit_intercept") for v in values] == [True, False, True, True]
+    for bad in (1, torch.tensor(1), array_api_strict.asarray(1.0), "yes"):
+        with pytest.raises(ValueError, match="fit_intercept must be True or False"):
+            check_bool(bad, name="fit_intercept")
