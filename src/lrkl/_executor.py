@@ -119,15 +119,6 @@ def chunk_namespace(X: Array) -> Any:
     return array_api_compat.array_namespace(X._meta)
 
 
-def concat_columns(parts: list[Array], *, xp: Any) -> Array:
-    """``parts`` side by side (axis 1): with ``xp`` for in-memory arrays, lazily for Dask."""
-    if is_dask_array(parts[0]):
-        import dask.array as da
-
-        return da.concatenate(parts, axis=1)
-    return xp.concat(parts, axis=1)
-
-
 def like_rows(a: Array, X: Array) -> Array:
     """The in-memory ``a`` (n × …) as a Dask array with the row chunks of the Dask ``X``."""
     import dask.array as da
