@@ -166,3 +166,92 @@ def test_one_intercept_model(backend):
     np.testing.assert_allclose(
         to_numpy(exact.predict(Xt)), to_numpy(uniform.predict(Xt)), rtol=1e-10, atol=1e-12
     )
+
+
+# --------------------------------------------------------------------------- one door
+
+#: lrkl's validation and conversion functions of an array (module, name).
+_VALIDATORS = [
+    ("lrkl._backend", "check_array"),
+    ("lrkl._backend", "ensure_array"),
+    ("lrkl._validation", "check_X"),
+    ("lrkl._validation", "check_X_y"),
+    ("lrkl._validation", "check_classification_X_y"),
+    ("lrkl._validation", "check_predict_X"),
+    ("lrkl._executor", "at_the_door"),
+]
+
+
+def _host_view(a):
+    """The NumPy array holding ``a``'s data (the same memory), or None."""
+    if isinstance(a, np.ndarray):
+        return a
+    inner = getattr(a, "_array", None)  # array_api_strict
+    if isinstance(inner, np.ndarray):
+        return inner
+    if type(a).__module__ == "torch":
+        return a.detach().numpy()
+    return None
+
+
+def _count_validations(monkeypatch, calls):
+    """Wrap every validator wherever lrkl imported it; ``calls`` gets the name of each outermost
+    call (not one validator inside another) that receives the array ``calls.X`` or a view of it
+    (a row slice)."""
+    import functools
+    import sys
+
+    originals = {id(getattr(sys.modules[m], name)): name for m, name in _VALIDATORS}
+    depth = [0]
+
+    def wrap(name, function):
+        @functools.wraps(function)
+        def counted(*args, **kwargs):
+            if depth[0] == 0:
+                views = (_host_view(a) for a in (*args, *kwargs.values()))
+                if any(v is not None and np.shares_memory(v, calls.X) for v in views):
+                    calls.append(name)
+            depth[0] += 1
+            try:
+                return function(*args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return counted
+
+    for module_name, module in list(sys.modules.items()):
+        if module_name == "lrkl" or module_name.startswith("lrkl."):
+            for attr, value in list(vars(module).items()):
+                if callable(value) and id(value) in originals:
+                    monkeypatch.setattr(module, attr, wrap(originals[id(value)], value))
+
+
+class _Calls(list):
+    X = None
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
+@pytest.mark.filterwarnings("ignore:.*chose:UserWarning")  # grid ends on these 40 rows
+def test_one_validation_of_X_per_call(estimator, backend, monkeypatch):
+    """``fit`` and ``predict`` (``transform``) validate and convert X once, at their door; what
+    they call inside trusts it (no second check_array of X or of its row slices)."""
+    from sklearn.base import clone
+
+    if backend.name == "cupy":
+        pytest.skip("the count reads the arrays' memory through NumPy")
+    rng = np.random.default_rng(0)
+    X, X_new = rng.normal(size=(40, 5)), rng.normal(size=(7, 5))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    if "Classifier" in type(estimator).__name__:
+        y = (y > np.median(y)).astype(np.int64)
+    X, X_new, y = backend.asarray(X), backend.asarray(X_new), backend.asarray(y)
+    estimator = clone(estimator)
+    calls = _Calls()
+    _count_validations(monkeypatch, calls)
+    calls.X = _host_view(X)
+    estimator.fit(X, y)
+    assert calls == [calls[0]], f"fit validated X {len(calls)} times: {calls}"
+    calls.clear()
+    calls.X = _host_view(X_new)
+    getattr(estimator, "predict", getattr(estimator, "transform", None))(X_new)
+    assert calls == [calls[0]], f"predict validated X {len(calls)} times: {calls}"

@@ -13,10 +13,16 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of
+from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
 
-__all__ = ["centred", "neg_squared_distances", "scaled_variance"]
+__all__ = [
+    "centred",
+    "neg_squared_distances",
+    "scale_error",
+    "scaled_variance",
+    "variance_weights",
+]
 
 Array = Any
 
@@ -150,3 +156,41 @@ def scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tuple
         v = float(xp.sum(weights @ (D * D)) / X.shape[1])
         v -= float(xp.sum(weights @ D) / X.shape[1]) ** 2
     return max(v, 0.0), e
+
+
+def variance_weights(sample_weight: Any, X: Array, *, xp: ModuleType) -> Array:
+    """``sample_weight`` checked (one finite weight ``≥ 0`` per row of ``X``, not all zero) and
+    normalised to sum to 1: divided by its maximum first, so that weights of 1e300 do not
+    overflow the sum."""
+    w = ensure_array(sample_weight, name="sample_weight")
+    if get_namespace(w) is not xp:
+        w = move_to(w, like=X)
+    w = check_array(w, name="sample_weight", xp=xp, ndim=1, dtype=X.dtype)
+    if w.shape[0] != X.shape[0]:
+        msg = (
+            f"sample_weight must have one entry per row of X ({X.shape[0]}), received shape "
+            f"{tuple(w.shape)}"
+        )
+        raise ValueError(msg)
+    top = float(xp.max(w))
+    if float(xp.min(w)) < 0 or not top > 0:
+        msg = (
+            "sample_weight must be >= 0 with at least one positive weight, received a minimum "
+            f"of {float(xp.min(w)):.4g} and a maximum of {top:.4g}"
+        )
+        raise ValueError(msg)
+    w = w / top
+    return w / xp.sum(w)
+
+
+def scale_error(X: Array, *, xp: ModuleType, gamma: float) -> ValueError:
+    """The error for a ``gamma="scale"`` width out of float64's normal range."""
+    largest = float(xp.max(xp.abs(X)))
+    msg = (
+        f"X's scale is out of range for gamma='scale': with max |X| = {largest:.3g}, the width "
+        f"it takes from X (1 / (n_features · Var(X)), or · Std(X) for the Laplacian kernel) "
+        f"is {gamma:g}, not a normal float64 (the Gaussian and polynomial kernels handle "
+        "|X| from about 1e-150 to 1e150); rescale X, for example with "
+        "sklearn.preprocessing.StandardScaler"
+    )
+    return ValueError(msg)

@@ -42,7 +42,6 @@ from lrkl._backend import (
     same_place,
     to_numpy,
 )
-from lrkl._checks import check_number
 from lrkl._executor import lazy_X, lazy_y
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
@@ -56,16 +55,13 @@ __all__ = [
     "check_X_y",
     "check_classification_X_y",
     "check_dense_kernel_size",
-    "check_grid",
     "check_kernel",
     "check_kernels",
     "check_n_columns",
     "check_predict_X",
     "check_sample_weight",
-    "choose_from_grid",
     "clip_to_samples",
     "default_kernels",
-    "log_grid",
     "validate_params",
 ]
 
@@ -79,7 +75,7 @@ def default_kernels(X: Array, sample_weight: Array | None = None) -> list[Kernel
     (The Mklaren paper's kernels, ``γ = 2⁻³, …, 2³``, suit its unit-norm rows; on standardised
     features they are far too narrow.)
     """
-    gamma = Gaussian().resolve(X, sample_weight).gamma
+    gamma = Gaussian()._resolve(X, sample_weight).gamma
     return [Gaussian(gamma=gamma * 2.0**e) for e in range(-3, 4)]
 
 
@@ -109,7 +105,7 @@ def check_kernel(
             f"{type(kernel).__name__}"
         )
         raise TypeError(msg)
-    return kernel.resolve(X, sample_weight)
+    return kernel._resolve(X, sample_weight)
 
 
 def check_kernels(
@@ -398,57 +394,3 @@ def check_predict_X(
         )
         raise ValueError(msg)
     return xp, X
-
-
-# --------------------------------------------------------------------------- grids of a CV search
-
-
-def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
-    """A non-empty tuple of finite values > 0 (a grid of ν or α given by the user)."""
-    values = tuple(values)
-    if not values:
-        msg = f"{name} must hold at least one value, received an empty sequence"
-        raise ValueError(msg)
-    return tuple(check_number(v, name=name, strict=True) for v in values)
-
-
-def log_grid(top: float, n_values: int, eps: float) -> tuple[float, ...]:
-    """``n_values`` values from ``top`` down to ``eps·top``, logarithmically spaced."""
-    if n_values == 1:
-        return (top,)
-    return tuple(top * eps ** (i / (n_values - 1)) for i in range(n_values))
-
-
-def choose_from_grid(
-    owner: str,
-    name: str,
-    grid: Sequence[float],
-    per_fold: Sequence[Sequence[float]],
-    *,
-    top: str,
-    advice: str,
-) -> tuple[float, tuple[tuple[float, ...], ...]]:
-    """The value of a CV search's ``grid`` with the lowest mean validation error, and the error
-    path (one row per value, one column per fold); ``per_fold`` holds one error per value for
-    each fold.
-
-    Warns when the choice is the largest value of the grid (``top`` says what the model is
-    there), or its smallest while the validation error still falls by more than 1 % from its
-    neighbour there: the best value may lie outside the grid (``advice`` says what to widen).
-    """
-    path = tuple(tuple(fold[i] for fold in per_fold) for i in range(len(grid)))
-    means = [sum(errors) / len(errors) for errors in path]
-    best = min(range(len(grid)), key=means.__getitem__)
-    order = sorted(range(len(grid)), key=grid.__getitem__)
-    what = None
-    if len(grid) > 1 and best == order[-1]:
-        what = f"its largest value ({top})"
-    elif len(grid) > 1 and best == order[0] and means[best] < 0.99 * means[order[1]]:
-        what = "its smallest value, with the validation error still falling there"
-    if what is not None:
-        msg = (
-            f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside "
-            f"the grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
-        )
-        warnings.warn(msg, UserWarning, stacklevel=3)
-    return grid[best], path

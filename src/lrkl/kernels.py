@@ -45,11 +45,17 @@ from lrkl._backend import (
     device_of,
     ensure_array,
     get_namespace,
-    move_to,
+    require_finite,
     widest_float,
 )
 from lrkl._checks import check_number, check_option
-from lrkl._distances import centred, neg_squared_distances, scaled_variance
+from lrkl._distances import (
+    centred,
+    neg_squared_distances,
+    scale_error,
+    scaled_variance,
+    variance_weights,
+)
 from lrkl._executor import DEFAULT_MAX_ENTRIES, executor_for, row_slices
 from lrkl._linalg import sum_each_row
 
@@ -119,43 +125,6 @@ def _require_finite_values(K: Array, kernel: Kernel, *, xp: ModuleType) -> Array
     return K
 
 
-def _variance_weights(sample_weight: Any, X: Array, *, xp: ModuleType) -> Array:
-    """``sample_weight`` checked (one finite weight ``≥ 0`` per row of ``X``, not all zero) and
-    normalised to sum to 1: divided by its maximum first, so that weights of 1e300 do not
-    overflow the sum."""
-    w = ensure_array(sample_weight, name="sample_weight")
-    if get_namespace(w) is not xp:
-        w = move_to(w, like=X)
-    w = check_array(w, name="sample_weight", xp=xp, ndim=1, dtype=X.dtype)
-    if w.shape[0] != X.shape[0]:
-        msg = (
-            f"sample_weight must have one entry per row of X ({X.shape[0]}), received shape "
-            f"{tuple(w.shape)}"
-        )
-        raise ValueError(msg)
-    top = float(xp.max(w))
-    if float(xp.min(w)) < 0 or not top > 0:
-        msg = (
-            "sample_weight must be >= 0 with at least one positive weight, received a minimum "
-            f"of {float(xp.min(w)):.4g} and a maximum of {top:.4g}"
-        )
-        raise ValueError(msg)
-    w = w / top
-    return w / xp.sum(w)
-
-
-def _scale_error(X: Array, *, xp: ModuleType, gamma: float) -> ValueError:
-    largest = float(xp.max(xp.abs(X)))
-    msg = (
-        f"X's scale is out of range for gamma='scale': with max |X| = {largest:.3g}, the width "
-        f"it takes from X (1 / (n_features · Var(X)), or · Std(X) for the Laplacian kernel) "
-        f"is {gamma:g}, not a normal float64 (the Gaussian and polynomial kernels handle "
-        "|X| from about 1e-150 to 1e150); rescale X, for example with "
-        "sklearn.preprocessing.StandardScaler"
-    )
-    return ValueError(msg)
-
-
 #: The shorthand names a kernel parameter accepts, as scikit-learn spells them.
 KERNEL_NAMES = ("rbf", "laplacian", "linear", "poly")
 
@@ -205,6 +174,12 @@ class Kernel:
         X, Z = _arrays(X, Z)
         xp = get_namespace(X, Z)
         X, Z = self._check(X, Z, xp=xp)
+        yield from self._blocks(X, Z, max_entries, xp=xp)
+
+    def _blocks(
+        self, X: Array, Z: Array, max_entries: int, *, xp: ModuleType
+    ) -> Iterator[tuple[slice, Array]]:
+        """:meth:`blocks` on validated arrays."""
         for rows in row_slices(X.shape[0], Z.shape[0], max_entries):
             yield rows, self._evaluate(X[rows, ...], Z, xp=xp)
 
@@ -220,6 +195,12 @@ class Kernel:
         X = ensure_array(X, name="X")
         xp = get_namespace(X)
         X, _ = self._check(X, None, xp=xp)
+        return self._explicit_features(X, max_features, xp=xp)
+
+    def _explicit_features(
+        self, X: Array, max_features: int | None, *, xp: ModuleType
+    ) -> Array | None:
+        """:meth:`feature_map` on a validated ``X``."""
         size = self._feature_count(X.shape[1])
         if size is None or (max_features is not None and size > max_features):
             return None
@@ -280,31 +261,44 @@ class Kernel:
         normal float64 (the Gaussian's beyond ``|X| ≈ 1e±150``) raises a ValueError about X's
         scale. A constant ``X`` gets ``1 / n_features``.
         """
-        scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
         X = ensure_array(X, name="X")
         xp = get_namespace(X)
-        if not scaled:
-            # Nothing is taken from X, but X and the weights are checked all the same: resolve
-            # refuses for every kernel what the estimators' fit refuses (a Linear kernel took
-            # NaN, 1-D or empty X and weights of any length). A lazy (Dask) X is left to the
-            # caller's pass over the rows, as in fit.
+        if self._scaled_parameters():
+            X = check_array(X, name="X", xp=xp)
+        else:
+            # Nothing is taken from X, but X is checked all the same: resolve refuses for every
+            # kernel what the estimators' fit refuses (a Linear kernel took NaN, 1-D or empty
+            # X). A lazy (Dask) X is left to the caller's pass over the rows, as in fit.
 
             def check(X: Array) -> None:
-                checked = check_array(X, name="X", xp=xp)
-                self._check(X, None, xp=xp)  # Precomputed: the row numbers
-                if sample_weight is not None:
-                    _variance_weights(sample_weight, checked, xp=xp)
+                self._check(check_array(X, name="X", xp=xp), None, xp=xp)  # Precomputed: rows
 
             executor_for(X, xp=xp).checked(check, X)
+        return self._resolve(X, sample_weight)
+
+    def _resolve(self, X: Array, sample_weight: Array | None = None) -> Kernel:
+        """:meth:`resolve` on a validated ``X`` (the estimators and the factorisations have
+        checked it at their door); the weights are checked here, where they are read."""
+        xp = get_namespace(X)
+        scaled = self._scaled_parameters()
+        if not scaled:
+            if sample_weight is not None:  # refused as resolve refuses them; a lazy X's later
+                executor_for(X, xp=xp).checked(
+                    lambda X: variance_weights(sample_weight, X, xp=xp), X
+                )
             return self
-        X = check_array(X, name="X", xp=xp)
-        weights = None if sample_weight is None else _variance_weights(sample_weight, X, xp=xp)
+        weights = None if sample_weight is None else variance_weights(sample_weight, X, xp=xp)
         v, e = scaled_variance(X, weights, xp=xp)
+        require_finite(not math.isnan(v), name="X")  # a lazy X's NaN, met in this first pass
         # A constant X has no spread: the width is then 1/n_features, the value on unit data.
         gamma = self._scale_width(v, e) / X.shape[1] if v > 0 else 1.0 / X.shape[1]
         if not sys.float_info.min <= gamma < math.inf:
-            raise _scale_error(X, xp=xp, gamma=gamma)
+            raise scale_error(X, xp=xp, gamma=gamma)
         return type(self)(**{**self.get_params(), **dict.fromkeys(scaled, gamma)})
+
+    def _scaled_parameters(self) -> list[str]:
+        """The names of the parameters still set to ``"scale"``."""
+        return [name for name, value in self.get_params().items() if _is_scale(value)]
 
     def _scale_width(self, v: float, e: int) -> float:
         """``1 / spread`` of data with variance ``v · 4ᵉ``: ``1 / Var`` by default (0 or inf
@@ -312,7 +306,7 @@ class Kernel:
         return _ldexp(1.0 / v, -2 * e)
 
     def _check(self, X: Array, Z: Array | None, *, xp: ModuleType) -> tuple[Array, Array]:
-        scaled = [name for name, value in self.get_params().items() if _is_scale(value)]
+        scaled = self._scaled_parameters()
         if scaled:
             msg = (
                 f"{self!r} takes {scaled[0]} from the training data: evaluate "

@@ -17,21 +17,17 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
+from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
 from lrkl._validation import (
     Interval,
     StrOptions,
-    check_grid,
     check_predict_X,
     check_sample_weight,
     check_X_y,
-    choose_from_grid,
-    log_grid,
 )
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
@@ -221,7 +217,7 @@ class LowRankRidge(LRKLRegressor):
         y = y / y_scale
         features = self._feature_map()
         problem = _primal_problem(
-            features.fit_transform(X, y),
+            features._build(X, y, xp=xp),
             y,
             fit_intercept=self.fit_intercept,
             xp=xp,
@@ -276,8 +272,8 @@ class LowRankRidge(LRKLRegressor):
         array of shape ``(n_samples, sum(rank_))``
             On the training points, the stacked factors ``[G_1, …, G_p]``.
         """
-        _, X = check_predict_X(self, X, like="coef_", method="features")
-        return self.features_.transform(X)
+        xp, X = check_predict_X(self, X, like="coef_", method="features")
+        return self.features_._transform(X, xp=xp)
 
     @rowwise
     def predict(self, X: Array) -> Array:
@@ -291,8 +287,8 @@ class LowRankRidge(LRKLRegressor):
         -------
         array of shape (n_samples,) or (n_samples, n_targets)
         """
-        _, X = check_predict_X(self, X, like="coef_")
-        return self.features_.transform(X) @ self.coef_ + self.intercept_
+        xp, X = check_predict_X(self, X, like="coef_")
+        return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
 
 
 class LowRankRidgeCV(LowRankRidge):
@@ -425,7 +421,7 @@ class LowRankRidgeCV(LowRankRidge):
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         features = self._feature_map()
-        Z = features.fit_transform(X, y)
+        Z = features._build(X, y, xp=xp)
         problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
         )
@@ -450,7 +446,7 @@ class LowRankRidgeCV(LowRankRidge):
             )
             per_fold = [loo]
         else:
-            folds = list(check_cv(self.cv).split(to_numpy(X), to_numpy(y), groups))
+            folds = cv_folds(self.cv, X, y, groups)
             per_fold = [
                 self._fold_errors(X, y, sample_weight, train, test, internal, xp=xp)
                 for train, test in folds
@@ -482,18 +478,16 @@ class LowRankRidgeCV(LowRankRidge):
     ) -> list[float]:
         """Validation MSE (weighted when weights are given) of the features and the ridge
         path fitted on ``train``, one value per ``α``."""
-        tr = index_array(train.tolist(), xp=xp, device=device_of(X))
-        te = index_array(test.tolist(), xp=xp, device=device_of(X))
-        w_tr = None if sample_weight is None else xp.take(sample_weight, tr, axis=0)
+        (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
+            train, test, X, y, sample_weight, xp=xp
+        )
         features = self._feature_map()
-        y_tr, y_te = xp.take(y, tr, axis=0), xp.take(y, te, axis=0)
-        Z = features.fit_transform(xp.take(X, tr, axis=0), y_tr)
-        Z_te = features.transform(xp.take(X, te, axis=0))
+        Z = features._build(X_tr, y_tr, xp=xp)
+        Z_te = features._transform(X_te, xp=xp)
         problem = _primal_problem(
             Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
         )
         solver = _make_solver(problem.gram, "eigh", xp=xp)
-        w_te = None if sample_weight is None else xp.take(sample_weight, te, axis=0)
         errors = []
         for alpha in alphas:
             coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)

@@ -16,21 +16,20 @@ import numbers
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from sklearn.model_selection import KFold, check_cv
+from sklearn.model_selection import KFold
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._executor import executor_for
+from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
     check_dense_kernel_size,
-    check_grid,
     check_kernel,
     check_n_columns,
     check_sample_weight,
     check_X_y,
-    choose_from_grid,
 )
 from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._predict import predict_dual
@@ -101,11 +100,11 @@ def _tikhonov_setup(
     """The SVD of ``K̃``: from the kernel's feature map ``Φ(X)`` when it has fewer columns ``r``
     than rows (the linear kernel with ``d < n``, a polynomial kernel of low degree; ``O(n r²)``),
     else from the n × n matrix (``O(n³)``)."""
-    factor = kernel.feature_map(X, max_features=X.shape[0] - 1)
+    factor = kernel._explicit_features(X, X.shape[0] - 1, xp=xp)
     if factor is not None:
         return tikhonov_problem_from_factor(factor, bias=bias, sqrt_weight=root, xp=xp)
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=3)
-    return tikhonov_problem(kernel(X, X), bias=bias, sqrt_weight=root, xp=xp)
+    return tikhonov_problem(kernel._evaluate(X, X, xp=xp), bias=bias, sqrt_weight=root, xp=xp)
 
 
 def _rls_setup(
@@ -121,7 +120,8 @@ def _rls_setup(
     """The RLS problem on ``K = k(X, X)``, after checking that the matrices it forms fit."""
     count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
     check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
-    problem = rls_problem(kernel(X, X), bias, solver=solver, sqrt_weight=root, xp=xp)
+    K = kernel._evaluate(X, X, xp=xp)
+    problem = rls_problem(K, bias, solver=solver, sqrt_weight=root, xp=xp)
     if isinstance(problem.solver, EighSolver):
         _require_psd(problem.solver, kernel, xp=xp)
     return problem
@@ -491,8 +491,7 @@ class KernelRidgeCV(KernelRidge):
         if loo:
             per_fold = [[float(e) for e in to_numpy(path.loo_mse)]]
         else:
-            splitter = KFold(5) if self.cv is None else check_cv(self.cv)
-            folds = splitter.split(to_numpy(X), to_numpy(y), groups)
+            folds = cv_folds(KFold(5) if self.cv is None else self.cv, X, y, groups)
             per_fold = [self._fold_errors(X, y, train, test, grid, xp=xp) for train, test in folds]
         best, mse_path = choose_from_grid(
             type(self).__name__,
@@ -535,12 +534,10 @@ class KernelRidgeCV(KernelRidge):
         self, X: Array, y: Array, train: Any, test: Any, grid: Sequence[float], *, xp: Any
     ) -> list[float]:
         """Validation MSE of the path fitted on ``train``, one value per grid point."""
-        tr = index_array(train.tolist(), xp=xp, device=device_of(X))
-        te = index_array(test.tolist(), xp=xp, device=device_of(X))
-        X_tr, X_te = xp.take(X, tr, axis=0), xp.take(X, te, axis=0)
+        (X_tr, X_te), (y_tr, y_te) = fold_rows(train, test, X, y, xp=xp)
         kernel = check_kernel(self.kernel, X_tr)
-        path = self._path(X_tr, xp.take(y, tr, axis=0), kernel, grid, loo=False, xp=xp)
-        mse = path_mse(path, kernel, X_tr, X_te, xp.take(y, te, axis=0), xp=xp)
+        path = self._path(X_tr, y_tr, kernel, grid, loo=False, xp=xp)
+        mse = path_mse(path, kernel, X_tr, X_te, y_te, xp=xp)
         return [float(e) for e in to_numpy(mse)]
 
 

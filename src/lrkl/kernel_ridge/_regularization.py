@@ -375,7 +375,7 @@ def _rows_product(kernel: Kernel, max_entries: int, rows: Array, X_all: Array, v
     """``k(rows, X) v``: the rows of ``K v`` of the points ``rows``, in kernel blocks."""
     xp = get_namespace(rows)
     out = xp.zeros(rows.shape[0], dtype=v.dtype, device=device_of(v))
-    for part, block in kernel.blocks(rows, X_all, max_entries=max_entries):
+    for part, block in kernel._blocks(rows, X_all, max_entries, xp=xp):
         out[part] = block @ v
     return out
 
@@ -403,7 +403,7 @@ def kernel_operator(
     """Set up the products with ``K = k(X, X)``: stored (one n × n evaluation) or on the fly
     (for a Dask ``X``, one graph per CGLS iteration over its row chunks)."""
     if store:
-        return KernelOperator(K=kernel(X, X), xp=xp)
+        return KernelOperator(K=kernel._evaluate(X, X, xp=xp), xp=xp)
     return KernelOperator(kernel=kernel, X=X, max_entries=max_entries, xp=xp)
 
 

@@ -39,7 +39,7 @@ from lrkl._linalg import (
     eigh,
     indefinite_threshold,
 )
-from lrkl._validation import check_grid
+from lrkl._model_selection import check_grid
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 
 __all__ = [

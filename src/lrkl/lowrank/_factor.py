@@ -83,6 +83,10 @@ class LowRankFactor(NamedTuple):
                 f"received shape {tuple(X.shape)}"
             )
             raise ValueError(msg)
+        return self._transform(X, xp=xp)
+
+    def _transform(self, X: Array, /, *, xp: ModuleType) -> Array:
+        """:meth:`transform` of a validated ``X`` (in the landmarks' dtype and namespace)."""
         if self.L is not None:
             return _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
         block = _as_dtype(self.kernel._evaluate(X, self.landmarks, xp=xp), X.dtype, xp=xp)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from sklearn.utils import check_random_state
@@ -182,11 +183,10 @@ class LowRankFeatures(LRKLTransformer):
         -------
         array of shape ``(n_samples, n_components_)``
         """
-        xp = self._fit(X, y)
-        parts = [f.G for f in self.factors_]
-        return executor_for(parts[0], xp=xp).concat_columns(parts)
+        return self._fit(X, y)
 
-    def _fit(self, X: Array, y: Array | None) -> Any:
+    def _fit(self, X: Array, y: Array | None) -> Array:
+        """Validate ``X`` (and ``y`` for CSI) and :meth:`_build`; the stacked factors."""
         self._validate_params()
         if self.method == "csi":
             xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
@@ -194,6 +194,12 @@ class LowRankFeatures(LRKLTransformer):
             xp, X = check_X(X, owner=self, dask=True)
             if y is not None:  # ignored, but a y of other rows is a mistake in the caller's data
                 _check_y_rows(y, X.shape[0])
+        return self._build(X, y, xp=xp)
+
+    def _build(self, X: Array, y: Array | None, *, xp: ModuleType) -> Array:
+        """Fit on a validated ``X`` (and ``y`` for CSI; the caller's door checked both, and
+        the parameters): the core that the estimators composing this feature map call.
+        Returns the stacked training factors ``[G_1, …, G_p]``."""
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
@@ -233,7 +239,8 @@ class LowRankFeatures(LRKLTransformer):
         self.n_components_ = sum(self.rank_)
         self.kernels_ = kernels
         self.n_features_in_ = X.shape[1]
-        return xp
+        parts = [f.G for f in factors]
+        return executor_for(parts[0], xp=xp).concat_columns(parts)
 
     def _factor(
         self,
@@ -273,7 +280,11 @@ class LowRankFeatures(LRKLTransformer):
         """
         check_is_fitted(self)
         xp, X = check_predict_X(self, X, like=self.factors_[0].landmarks, method="transform")
-        return xp.concat([f.transform(X) for f in self.factors_], axis=1)
+        return self._transform(X, xp=xp)
+
+    def _transform(self, X: Array, *, xp: ModuleType) -> Array:
+        """:meth:`transform` of a validated ``X``."""
+        return xp.concat([f._transform(X, xp=xp) for f in self.factors_], axis=1)
 
 
 def _check_y_rows(y: Any, n: int) -> None:

@@ -242,14 +242,15 @@ class LowRankMKLClassifier(LRKLClassifier):
             landmarks = clip_to_samples(
                 self.n_landmarks, X.shape[0], name="n_landmarks", owner=type(self).__name__
             )
-        self.features_ = LowRankFeatures(
+        feature_map = LowRankFeatures(
             self.kernels,
             self.rank,
             self.method,
             n_landmarks=landmarks,
             random_state=self.random_state,
-        ).fit(X, signs[0] if self.method == "csi" else None)
-        features = [f.G for f in self.features_.factors_]
+        )
+        feature_map._build(X, signs[0] if self.method == "csi" else None, xp=xp)
+        features = [f.G for f in feature_map.factors_]
         monitor = self._monitor(
             lambda s: (
                 f"update {s.n_iter}: objective {s.objective:.6g}, max |Δd| "
@@ -282,6 +283,7 @@ class LowRankMKLClassifier(LRKLClassifier):
                 else _duality_gap(problem, result.weights, alpha, eta=float(self.eta), xp=xp)
             )
             results.append((result, coef, gap))
+        self.features_ = feature_map
         self._set_fitted(results, classes, xp=xp, device=dev)
         if not all(r.converged for r, _, _ in results):
             self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
@@ -303,7 +305,7 @@ class LowRankMKLClassifier(LRKLClassifier):
     def _decision(self, X: Array, method: str) -> Array:
         """``Σ_k V_k(x) coef_k + intercept_``: the signed distance to the margin."""
         xp, X = check_predict_X(self, X, like="coef_", method=method)
-        features = self.features_.transform(X)
+        features = self.features_._transform(X, xp=xp)
         if self.coef_.ndim == 1:
             return features @ self.coef_ + self.intercept_
         return features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]

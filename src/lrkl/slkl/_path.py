@@ -9,20 +9,12 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from sklearn.model_selection import check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
 from lrkl._backend import device_of, index_array, to_numpy
-from lrkl._validation import (
-    Interval,
-    check_grid,
-    check_kernel,
-    check_X_y,
-    choose_from_grid,
-    log_grid,
-    validate_params,
-)
+from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._validation import Interval, check_kernel, check_X_y, validate_params
 from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
 from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel
@@ -219,10 +211,7 @@ def _fold_errors(
 ) -> list[float]:
     """Validation MSE of the SLKL path fitted on ``train``, one value per ν."""
     device = device_of(X)
-    tr = index_array(train.tolist(), xp=xp, device=device)
-    te = index_array(test.tolist(), xp=xp, device=device)
-    X_tr, y_tr = xp.take(X, tr, axis=0), xp.take(y, tr, axis=0)
-    X_te, y_te = xp.take(X, te, axis=0), xp.take(y, te, axis=0)
+    (X_tr, X_te), (y_tr, y_te) = fold_rows(train, test, X, y, xp=xp)
     M = min(n_columns, X_tr.shape[0])
     path = _slkl_path(X_tr, y_tr, nus, n_columns=M, random_state=seed, **options, xp=xp)
     kernel = options["kernel"]
@@ -409,8 +398,7 @@ class SLKLRegressorCV(_SLKLModel):
             # y constant after centring: ν_max = 0 and every ν gives μ = 0
             internal = nu_grid(top, self.n_nus, self.eps) if top > 0 else (1.0,)
             nus = tuple(v * square for v in internal)
-        y_host = to_numpy(y)
-        folds = list(check_cv(self.cv).split(to_numpy(X), y_host, groups))
+        folds = cv_folds(self.cv, X, y, groups)
         seeds = rng.randint(2**31 - 1, size=len(folds))
         per_fold = Parallel(n_jobs=self.n_jobs)(
             delayed(_fold_errors)(X, y, train, test, internal, int(s), problem.M, options, xp=xp)

@@ -1,0 +1,90 @@
+"""Model selection shared by the cross-validated estimators: the grids of a search, the folds
+and their rows, and the choice of the value with the lowest validation error. Each family's path
+fit (the errors of one fold) stays with its family."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+from sklearn.model_selection import check_cv
+
+from lrkl._backend import device_of, index_array, to_numpy
+from lrkl._checks import check_number
+
+__all__ = ["check_grid", "choose_from_grid", "cv_folds", "fold_rows", "log_grid"]
+
+Array = Any
+
+
+def cv_folds(cv: Any, X: Array, y: Array, groups: Any = None) -> list[tuple[Any, Any]]:
+    """The ``(train, test)`` row numbers of each fold of scikit-learn's ``check_cv(cv)``
+    (an int, a splitter or an iterable of folds), split on host copies of ``X`` and ``y``."""
+    return list(check_cv(cv).split(to_numpy(X), to_numpy(y), groups))
+
+
+def fold_rows(
+    train: Any, test: Any, *arrays: Array | None, xp: ModuleType
+) -> list[tuple[Array | None, Array | None]]:
+    """``(train rows, test rows)`` of each array for one fold (``None`` stays ``None``): the
+    rows are taken on the arrays' device."""
+    device = device_of(next(a for a in arrays if a is not None))
+    tr = index_array(train.tolist(), xp=xp, device=device)
+    te = index_array(test.tolist(), xp=xp, device=device)
+    return [
+        (None, None) if a is None else (xp.take(a, tr, axis=0), xp.take(a, te, axis=0))
+        for a in arrays
+    ]
+
+
+def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
+    """A non-empty tuple of finite values > 0 (a grid of ν or α given by the user)."""
+    values = tuple(values)
+    if not values:
+        msg = f"{name} must hold at least one value, received an empty sequence"
+        raise ValueError(msg)
+    return tuple(check_number(v, name=name, strict=True) for v in values)
+
+
+def log_grid(top: float, n_values: int, eps: float) -> tuple[float, ...]:
+    """``n_values`` values from ``top`` down to ``eps·top``, logarithmically spaced."""
+    if n_values == 1:
+        return (top,)
+    return tuple(top * eps ** (i / (n_values - 1)) for i in range(n_values))
+
+
+def choose_from_grid(
+    owner: str,
+    name: str,
+    grid: Sequence[float],
+    per_fold: Sequence[Sequence[float]],
+    *,
+    top: str,
+    advice: str,
+) -> tuple[float, tuple[tuple[float, ...], ...]]:
+    """The value of a CV search's ``grid`` with the lowest mean validation error, and the error
+    path (one row per value, one column per fold); ``per_fold`` holds one error per value for
+    each fold.
+
+    Warns when the choice is the largest value of the grid (``top`` says what the model is
+    there), or its smallest while the validation error still falls by more than 1 % from its
+    neighbour there: the best value may lie outside the grid (``advice`` says what to widen).
+    """
+    path = tuple(tuple(fold[i] for fold in per_fold) for i in range(len(grid)))
+    means = [sum(errors) / len(errors) for errors in path]
+    best = min(range(len(grid)), key=means.__getitem__)
+    order = sorted(range(len(grid)), key=grid.__getitem__)
+    what = None
+    if len(grid) > 1 and best == order[-1]:
+        what = f"its largest value ({top})"
+    elif len(grid) > 1 and best == order[0] and means[best] < 0.99 * means[order[1]]:
+        what = "its smallest value, with the validation error still falling there"
+    if what is not None:
+        msg = (
+            f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside "
+            f"the grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
+        )
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    return grid[best], path
