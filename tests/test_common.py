@@ -42,7 +42,7 @@ ESTIMATORS = [
         mode="direct", solver="coordinate", selection="random", step="newton", stop="objective"
     ),
     KernelRidge(),
-    KernelRidge(method="rls", bias="penalized", solver="eigh"),
+    KernelRidge(method="rls", penalize_intercept=True, solver="eigh"),
     KernelRidge(method="tikhonov"),
     KernelRidge(method="cg", columns="on_the_fly"),
     KernelRidgeCV(),
@@ -111,7 +111,7 @@ INVALID = [
     (SLKLClassifier, {"stop": "gap"}),
     (KernelRidge, {"alpha": 0.0}),
     (KernelRidge, {"method": "svd"}),
-    (KernelRidge, {"bias": "free"}),
+    (KernelRidge, {"penalize_intercept": "yes"}),
     (KernelRidge, {"max_iter": 0}),
     (KernelRidgeCV, {"columns": "cached"}),
     (KernelRidgeSubset, {"n_columns": 0}),

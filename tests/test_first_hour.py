@@ -196,7 +196,7 @@ def test_missing_matplotlib_is_answered_before_any_work(monkeypatch):
 
 REPEATABLE = [
     lambda: KernelRidge(Gaussian(gamma=0.5), alpha=0.3),
-    lambda: KernelRidge(Gaussian(gamma=0.5), alpha=0.3, bias="penalized"),
+    lambda: KernelRidge(Gaussian(gamma=0.5), alpha=0.3, penalize_intercept=True),
     lambda: UniformKernelRidge([Gaussian(gamma=0.5), Gaussian(gamma=2.0)], alpha=0.3),
     lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=40, alpha=0.3),
 ]
@@ -217,11 +217,9 @@ def weighted_data():
 def test_integer_weights_equal_repeated_rows(backend, weighted_data, make, fit_intercept):
     """A weight of k is k copies of the row (0 drops it): the weighted loss is the same sum."""
     X, y, counts = weighted_data
-    model = make()
-    if isinstance(model, KernelRidge):  # its bias is one of Prato & Zanni's
-        model.set_params(bias=model.bias if fit_intercept else None)
-    else:
-        model.set_params(fit_intercept=fit_intercept)
+    model = make().set_params(fit_intercept=fit_intercept)
+    if not fit_intercept and isinstance(model, KernelRidge):
+        model.set_params(penalize_intercept=None)  # no intercept to penalise
     weighted = clone(model).fit(
         backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(counts * 1.0)
     )
@@ -237,7 +235,7 @@ def test_integer_weights_equal_repeated_rows(backend, weighted_data, make, fit_i
 def test_weights_match_sklearn(weighted_data):
     X, y, _ = weighted_data
     w = np.random.default_rng(4).uniform(0.0, 2.0, size=40)
-    krr = KernelRidge(Gaussian(gamma=0.5), alpha=0.3, bias=None)
+    krr = KernelRidge(Gaussian(gamma=0.5), alpha=0.3, fit_intercept=False)
     ref = SklearnKernelRidge(alpha=0.3, kernel="rbf", gamma=0.5).fit(X, y, sample_weight=w)
     np.testing.assert_allclose(krr.fit(X, y, sample_weight=w).predict(X), ref.predict(X))
     subset = KernelRidgeSubset(Gaussian(gamma=0.5), n_columns=25, alpha=0.3, random_state=0)

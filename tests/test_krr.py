@@ -37,7 +37,7 @@ def _predict(T, X, c, b):
 
 def test_rls_without_bias_is_sklearns_kernel_ridge(backend, data):
     X, y, T = data
-    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, bias=None)
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, fit_intercept=False)
     model.fit(backend.asarray(X), backend.asarray(y))
     ref = SklearnKernelRidge(alpha=0.3, kernel="rbf", gamma=GAMMA).fit(X, y)
     np.testing.assert_allclose(
@@ -48,7 +48,7 @@ def test_rls_without_bias_is_sklearns_kernel_ridge(backend, data):
 @pytest.mark.parametrize("solver", ["auto", "cholesky", "eigh"])
 def test_rls_penalized_bias_is_system_8(backend, data, solver):
     X, y, T = data
-    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, bias="penalized", solver=solver)
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, penalize_intercept=True, solver=solver)
     model.fit(backend.asarray(X), backend.asarray(y))
     K, n = gaussian_kernel(X, X, GAMMA), len(y)
     c = np.linalg.solve(K + np.ones((n, n)) + 0.3 * np.eye(n), y)
@@ -56,11 +56,11 @@ def test_rls_penalized_bias_is_system_8(backend, data, solver):
     np.testing.assert_allclose(to_numpy(model.predict(backend.asarray(T))), expected, atol=1e-9)
 
 
-@pytest.mark.parametrize("bias", ["penalized", None])
+@pytest.mark.parametrize("bias", [True, False])
 def test_weighted_tikhonov_solves_its_weighted_normal_equations(backend, data, bias):
     X, y, T = data
     w = np.random.default_rng(1).uniform(0, 2, size=len(y))
-    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, method="tikhonov", bias=bias)
+    model = KernelRidge(Gaussian(gamma=GAMMA), alpha=0.3, method="tikhonov", fit_intercept=bias)
     model.fit(backend.asarray(X), backend.asarray(y), sample_weight=backend.asarray(w))
     K = gaussian_kernel(X, X, GAMMA)
     Kt = _tilde(K) if bias else K
@@ -77,7 +77,7 @@ def test_tikhonov_linear_kernel_uses_the_factor_and_matches_dense(data):
     np.testing.assert_allclose(model.predict(T), T @ X.T @ c_tilde[:40] + c_tilde[40], atol=1e-8)
 
 
-@pytest.mark.parametrize("bias", ["unpenalized", None])
+@pytest.mark.parametrize("bias", [True, False])
 def test_tikhonov_polynomial_kernel_uses_its_feature_map_and_matches_dense(
     backend, data, monkeypatch, bias
 ):
@@ -89,7 +89,7 @@ def test_tikhonov_polynomial_kernel_uses_its_feature_map_and_matches_dense(
         "_evaluate",
         lambda self, A, B, *, xp: formed.append(A.shape) or (self.gamma * A @ B.T + 1) ** 2,
     )
-    model = KernelRidge(kernel, alpha=0.3, method="tikhonov", bias=bias)
+    model = KernelRidge(kernel, alpha=0.3, method="tikhonov", fit_intercept=bias)
     model.fit(backend.asarray(X), backend.asarray(y))
     assert formed == []  # the fit never evaluated a kernel matrix
     K = (0.5 * X @ X.T + 1) ** 2
@@ -157,7 +157,7 @@ ALPHAS = (30.0, 3.0, 0.3, 0.03, 0.003)
 def test_cv_rls_without_bias_matches_sklearns_leave_one_out_search(backend, data):
     """Exact LOO from one eigendecomposition against 40 refits per α by scikit-learn."""
     X, y, _ = data
-    model = KernelRidgeCV(Gaussian(gamma=GAMMA), bias=None, alphas=ALPHAS)
+    model = KernelRidgeCV(Gaussian(gamma=GAMMA), fit_intercept=False, alphas=ALPHAS)
     model.fit(backend.asarray(X), backend.asarray(y))
     search = GridSearchCV(
         SklearnKernelRidge(kernel="rbf", gamma=GAMMA),
@@ -169,7 +169,7 @@ def test_cv_rls_without_bias_matches_sklearns_leave_one_out_search(backend, data
     np.testing.assert_allclose([row[0] for row in model.mse_path_], expected, rtol=1e-7)
     assert model.alpha_ == search.best_params_["alpha"]
     assert model.alphas_ == ALPHAS
-    refit = KernelRidge(Gaussian(gamma=GAMMA), alpha=model.alpha_, bias=None).fit(X, y)
+    refit = KernelRidge(Gaussian(gamma=GAMMA), alpha=model.alpha_, fit_intercept=False).fit(X, y)
     np.testing.assert_allclose(to_numpy(model.dual_coef_), refit.dual_coef_, atol=1e-8)
 
 
@@ -177,10 +177,10 @@ def test_cv_rls_without_bias_matches_sklearns_leave_one_out_search(backend, data
 @pytest.mark.parametrize(
     "params",
     [
-        {"method": "rls", "bias": "unpenalized"},
-        {"method": "rls", "bias": "penalized"},
-        {"method": "tikhonov", "bias": "penalized"},
-        {"method": "tikhonov", "bias": None},
+        {"method": "rls"},
+        {"method": "rls", "penalize_intercept": True},
+        {"method": "tikhonov"},
+        {"method": "tikhonov", "fit_intercept": False},
     ],
 )
 def test_cv_kfold_path_matches_refits_at_every_alpha(data, params):
@@ -383,7 +383,7 @@ def test_solver_level_functions_refuse_bad_arguments_by_name(index):
         lambda kernel: KernelRidgeCV(kernel=kernel),
         lambda kernel: KernelRidgeCV(kernel=kernel, cv=3),
         lambda kernel: KernelRidge(kernel=kernel, solver="eigh"),
-        lambda kernel: KernelRidge(kernel=kernel, bias="penalized", solver="eigh"),
+        lambda kernel: KernelRidge(kernel=kernel, penalize_intercept=True, solver="eigh"),
     ],
 )
 @pytest.mark.parametrize("shift", [1.5, "reflected"])

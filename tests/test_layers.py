@@ -134,3 +134,21 @@ def test_only_the_executor_and_the_backend_know_dask(path):
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_module_exceeds_700_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 700
+
+
+def test_kernel_ridge_dispatches_its_methods_through_the_registry():
+    """KernelRidge, KernelRidgeCV and the path functions choose Prato & Zanni's regularisation
+    once, by KERNEL_RIDGE_METHODS[method]: no module of kernel_ridge compares a method name."""
+    from lrkl.kernel_ridge import KERNEL_RIDGE_METHODS, KERNEL_RIDGE_SOLVERS
+
+    assert set(KERNEL_RIDGE_METHODS) == {"rls", "tikhonov", "cg"}
+    assert set(KERNEL_RIDGE_SOLVERS) == {"cholesky", "eigh"}  # its own meaning, unchanged
+    for path in sorted((SRC / "kernel_ridge").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Compare):
+                names = [node.left, *node.comparators]
+                attrs = [
+                    n.attr if isinstance(n, ast.Attribute) else getattr(n, "id", "") for n in names
+                ]
+                assert "method" not in attrs, f"{path.name}:{node.lineno} compares a method name"

@@ -67,7 +67,7 @@ def _kernels() -> list:
 #: iteration counts: each fit takes milliseconds), with stationary "scale" kernels.
 ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     "KernelRidge": lambda: KernelRidge(),
-    "KernelRidge-penalized-eigh": lambda: KernelRidge(bias="penalized", solver="eigh"),
+    "KernelRidge-penalized-eigh": lambda: KernelRidge(penalize_intercept=True, solver="eigh"),
     "KernelRidge-tikhonov": lambda: KernelRidge(method="tikhonov"),
     "KernelRidge-cg": lambda: KernelRidge(method="cg", max_iter=10, columns="on_the_fly"),
     "KernelRidgeCV": lambda: KernelRidgeCV(),

@@ -70,3 +70,51 @@ def test_names_that_never_existed_stay_missing():
         model.weights_  # noqa: B018
     with pytest.raises(AttributeError, match="centers_"):
         KernelRidge().centres_  # noqa: B018  (not fitted: the new name is the one missing)
+
+
+# --------------------------------------------------------------------------- bias → two switches
+
+BIAS_SPELLINGS = [
+    ("unpenalized", {}),
+    ("penalized", {"penalize_intercept": True}),
+    (None, {"fit_intercept": False}),
+]
+
+
+@pytest.mark.parametrize("estimator", [KernelRidge, KernelRidgeCV])
+@pytest.mark.parametrize(("bias", "new"), BIAS_SPELLINGS)
+def test_bias_is_a_deprecated_spelling_of_the_intercept_switches(estimator, bias, new):
+    X, y = _data(classifier=False)
+    y = y + 3.0  # an intercept to fit
+    with pytest.warns(FutureWarning, match=r"bias=\.\.\.\) is deprecated"):
+        old = estimator(Gaussian(0.5), bias=bias).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        renamed = estimator(Gaussian(0.5), **new).fit(X, y)
+    np.testing.assert_array_equal(old.predict(X), renamed.predict(X))
+    np.testing.assert_array_equal(old.intercept_, renamed.intercept_)
+
+
+@pytest.mark.parametrize("method", ["tikhonov", "cg"])
+def test_an_unpenalized_intercept_is_refused_where_the_method_has_none(method):
+    X, y = _data(classifier=False)
+    with pytest.raises(ValueError, match=r"penalize_intercept must be True or None.*method='rls'"):
+        KernelRidge(method=method, penalize_intercept=False).fit(X, y)
+    KernelRidge(method=method, penalize_intercept=True).fit(X, y)  # its own model, said
+
+
+@pytest.mark.parametrize("method", ["rls", "tikhonov", "cg"])
+def test_a_penalty_without_an_intercept_is_refused(method):
+    X, y = _data(classifier=False)
+    with pytest.raises(ValueError, match="penalize_intercept=True needs fit_intercept=True"):
+        KernelRidge(method=method, fit_intercept=False, penalize_intercept=True).fit(X, y)
+
+
+def test_penalize_intercept_false_is_rls_system_7():
+    X, y = _data(classifier=False)
+    y = y + 3.0
+    default = KernelRidge(Gaussian(0.5)).fit(X, y)
+    explicit = KernelRidge(Gaussian(0.5), penalize_intercept=False).fit(X, y)
+    penalized = KernelRidge(Gaussian(0.5), penalize_intercept=True).fit(X, y)
+    np.testing.assert_array_equal(default.predict(X), explicit.predict(X))
+    assert abs(float(penalized.intercept_) - float(default.intercept_)) > 1e-6

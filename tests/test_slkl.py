@@ -446,7 +446,7 @@ def test_baselines_equal_dense_kernel_ridge(backend):
     def K(A, B):
         return np.exp(-((A[:, None, :] - B[None, :, :]) ** 2).sum(-1) / 2.0)
 
-    full = KernelRidge(kernel=KERNEL, bias=None).fit(Xb, yb).predict(Tb)
+    full = KernelRidge(kernel=KERNEL, fit_intercept=False).fit(Xb, yb).predict(Tb)
     np.testing.assert_allclose(
         to_numpy(full), K(X_test, X) @ np.linalg.solve(K(X, X) + np.eye(50), y), rtol=1e-8
     )

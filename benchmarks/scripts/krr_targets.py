@@ -22,7 +22,8 @@ from sklearn.model_selection import GridSearchCV
 
 from lrkl import KernelRidge, KernelRidgeCV
 from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
-from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, path_mse, regularization_path
+from lrkl.kernel_ridge._exact import PAPER_LAMBDAS
+from lrkl.kernel_ridge._methods import path_mse, regularization_path
 from lrkl.kernel_ridge._regularization import (
     kernel_operator,
     solve_cgls,
@@ -50,7 +51,7 @@ def path(args):
     """Whole 100-λ path with exact LOO against one λ, RLS (7) and TIKH, Gaussian kernel."""
     import array_api_compat.numpy as xp
 
-    from lrkl.kernel_ridge._kernel_ridge import regularization_path
+    from lrkl.kernel_ridge._methods import regularization_path
 
     for name in args.datasets:
         for seed in range(args.seeds):
@@ -101,7 +102,7 @@ def sklearn(args):
         data, (X, y, T, yt) = _split("cpusmall", seed)
         gamma = 1.0 / (2.0 * data.sigma2)
         grid = [X.shape[0] * lam for lam in PAPER_LAMBDAS]
-        ours = KernelRidgeCV(Gaussian(gamma=gamma), bias=None, alphas=grid)
+        ours = KernelRidgeCV(Gaussian(gamma=gamma), fit_intercept=False, alphas=grid)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             _, t_ours = best_of(1, ours.fit, X, y)

@@ -47,7 +47,8 @@ from lrkl.experiments._common import (
     require_plotting,
     timed,
 )
-from lrkl.kernel_ridge._kernel_ridge import PAPER_LAMBDAS, path_mse, regularization_path
+from lrkl.kernel_ridge._exact import PAPER_LAMBDAS
+from lrkl.kernel_ridge._methods import path_mse, regularization_path
 from lrkl.kernels import Gaussian, Kernel, Linear
 
 DESCRIPTION = "Regularised KRR with a bias (Prato & Zanni 2012): errors, times, curves, verdicts"

@@ -162,7 +162,8 @@ def _table2(args: argparse.Namespace, runner: _Runner, data: dict, runs: int) ->
         X_tr, y_tr, X_te = (runner.put(a) for a in (X_tr, y_tr, X_te))
         kernel = Gaussian(sigma2=sigma2)
         if name not in krrn:  # one split, so KRRn does not vary over the runs
-            krrn[name] = runner.mse(KernelRidge(kernel, bias=None).fit(X_tr, y_tr), X_te, y_te)
+            krrn_model = KernelRidge(kernel, fit_intercept=False).fit(X_tr, y_tr)
+            krrn[name] = runner.mse(krrn_model, X_te, y_te)
         row = results.setdefault((name, M), {key: [] for key in ROWS})
         row["KRRn"].append(krrn[name])
         subset = KernelRidgeSubset(kernel, M, random_state=r, **PAPER).fit(X_tr, y_tr)

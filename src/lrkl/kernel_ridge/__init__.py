@@ -1,4 +1,5 @@
-"""Kernel ridge regression: one solver core (:data:`KERNEL_RIDGE_SOLVERS`) and its estimators.
+"""Kernel ridge regression: one solver core (:data:`KERNEL_RIDGE_SOLVERS`), Prato & Zanni's three
+regularisations of the exact estimators (:data:`KERNEL_RIDGE_METHODS`), and the estimators.
 
 ``fit_intercept=True`` means one model in every lrkl estimator: ``f(x) = Σ_i c_i k(x_i, x) + b``
 with the bias ``b`` unpenalised, i.e. ``(K + αI) c + b 1 = y`` and ``1ᵀ c = 0`` (Prato & Zanni's
@@ -6,8 +7,9 @@ system (7)); on explicit features, ridge regression on the centred features and 
 """
 
 from lrkl.kernel_ridge._combined import UniformKernelRidge
-from lrkl.kernel_ridge._estimators import LowRankRidge, LowRankRidgeCV
-from lrkl.kernel_ridge._kernel_ridge import KernelRidge, KernelRidgeCV, KernelRidgeSubset
+from lrkl.kernel_ridge._exact import KernelRidge, KernelRidgeCV, KernelRidgeSubset
+from lrkl.kernel_ridge._low_rank import LowRankRidge, LowRankRidgeCV
+from lrkl.kernel_ridge._methods import KERNEL_RIDGE_METHODS, RidgeMethod
 from lrkl.kernel_ridge._solvers import (
     KERNEL_RIDGE_SOLVERS,
     PrimalProblem,
@@ -21,6 +23,7 @@ from lrkl.kernel_ridge._solvers import (
 )
 
 __all__ = [
+    "KERNEL_RIDGE_METHODS",
     "KERNEL_RIDGE_SOLVERS",
     "KernelRidge",
     "KernelRidgeCV",
@@ -29,6 +32,7 @@ __all__ = [
     "LowRankRidgeCV",
     "PrimalProblem",
     "RidgeCoefficients",
+    "RidgeMethod",
     "UniformKernelRidge",
     "make_solver",
     "primal_loo_errors",

@@ -19,7 +19,7 @@ from lrkl._validation import (
     check_sample_weight,
     check_X_y,
 )
-from lrkl.kernel_ridge._estimators import KernelExpansionRegressor
+from lrkl.kernel_ridge._base import KernelExpansionRegressor
 from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
 from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, _weigh_kernel
 from lrkl.kernels import Kernel

@@ -40,8 +40,7 @@ from lrkl._validation import (
     check_predict_X,
     check_X_y,
 )
-from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
-from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._base import KernelExpansionRegressor, predict_dual, sample_rows
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from lrkl.slkl._coordinate import SELECTIONS, STEPS, SLKLState

@@ -15,7 +15,7 @@ from sklearn.utils.parallel import Parallel, delayed
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
 from lrkl._validation import Interval, check_kernel, check_X_y, validate_params
-from lrkl.kernel_ridge._predict import predict_dual
+from lrkl.kernel_ridge._base import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
 from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel
 from lrkl.slkl._estimators import (

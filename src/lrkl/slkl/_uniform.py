@@ -14,7 +14,7 @@ from lrkl._validation import (
     check_n_columns,
     check_X_y,
 )
-from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
+from lrkl.kernel_ridge._base import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernel_ridge._solvers import PrimalProblem, _make_solver, _solve_primal
 from lrkl.kernels import Kernel

@@ -1,10 +1,7 @@
-"""Kernel ridge regression on low-rank features, and what every kernel expansion shares.
-
-- :class:`KernelExpansionRegressor`: ``predict`` of ``f(x) = Σ_j c_j k(x_j, x) + b`` in blocks;
-- :class:`LowRankRidge` (and :class:`LowRankRidgeCV`): ridge regression on the stacked low-rank
-  features of several kernels (:class:`lrkl.lowrank.LowRankFeatures`), the Mklaren paper's
-  ``RidgeLowRank``. The exact estimators on the n × n kernel matrix are in
-  :mod:`lrkl.kernel_ridge._kernel_ridge`.
+"""Kernel ridge regression on low-rank features: :class:`LowRankRidge` (and
+:class:`LowRankRidgeCV`), ridge regression on the stacked low-rank features of several kernels
+(:class:`lrkl.lowrank.LowRankFeatures`), the Mklaren paper's ``RidgeLowRank``. The exact
+estimators on the n × n kernel matrix are in :mod:`lrkl.kernel_ridge._exact`.
 
 ``fit_intercept=True`` means the same model in every estimator: an unpenalised bias ``b``,
 ``(K + αI) c + b 1 = y`` with ``1ᵀ c = 0`` (see :mod:`lrkl.kernel_ridge._solvers`). ``intercept_``
@@ -17,8 +14,6 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-from sklearn.utils import check_random_state
-
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
@@ -29,7 +24,6 @@ from lrkl._validation import (
     check_sample_weight,
     check_X_y,
 )
-from lrkl.kernel_ridge._predict import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
@@ -41,42 +35,9 @@ from lrkl.kernel_ridge._solvers import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
-__all__ = ["KernelExpansionRegressor", "LowRankRidge", "LowRankRidgeCV", "sample_rows"]
+__all__ = ["LowRankRidge", "LowRankRidgeCV"]
 
 Array = Any
-
-
-def sample_rows(n: int, M: int, random_state: Any) -> list[int]:
-    """M distinct row numbers of ``range(n)`` drawn uniformly, in increasing order."""
-    rng = check_random_state(random_state)
-    return sorted(int(i) for i in rng.choice(n, size=M, replace=False))
-
-
-class KernelExpansionRegressor(LRKLRegressor):
-    """``predict`` of ``f(x) = Σ_j dual_coef_[j] k(centers_[j], x) + intercept_`` in row blocks."""
-
-    def _kernel_block(self, X: Array, *, xp: Any) -> Array:
-        """The kernel values between the rows of ``X`` and the centres."""
-        return self.kernel_._evaluate(X, self.centers_, xp=xp)
-
-    @rowwise
-    def predict(self, X: Array) -> Array:
-        """Predict targets for the rows of ``X`` (same namespace and device as ``X``).
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-
-        Returns
-        -------
-        array of shape (n_samples,) or (n_samples, n_targets)
-        """
-        xp, X = check_predict_X(self, X, like="dual_coef_")
-
-        def block(rows: Array) -> Array:
-            return self._kernel_block(rows, xp=xp)
-
-        return predict_dual(block, X, self.dual_coef_, self.intercept_, xp=xp)
 
 
 class LowRankRidge(LRKLRegressor):

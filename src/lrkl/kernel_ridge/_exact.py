@@ -13,6 +13,7 @@ The solvers are in :mod:`lrkl.kernel_ridge._regularization`.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -25,28 +26,21 @@ from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
     StrOptions,
-    check_dense_kernel_size,
     check_kernel,
     check_n_columns,
     check_sample_weight,
     check_X_y,
 )
-from lrkl.kernel_ridge._estimators import KernelExpansionRegressor, sample_rows
-from lrkl.kernel_ridge._predict import predict_dual
-from lrkl.kernel_ridge._regularization import (
-    kernel_operator,
-    rls_path,
-    rls_problem,
-    solve_cgls,
-    solve_rls,
-    solve_tikhonov,
-    tikhonov_path,
-    tikhonov_problem,
-    tikhonov_problem_from_factor,
+from lrkl.kernel_ridge._base import KernelExpansionRegressor, sample_rows
+from lrkl.kernel_ridge._methods import (
+    KERNEL_RIDGE_METHODS,
+    MethodSettings,
+    path_mse,
+    regularization_path,
 )
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
-from lrkl.kernel_ridge._solvers import EighSolver, RidgeCoefficients
-from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
+from lrkl.kernel_ridge._solvers import RidgeCoefficients
+from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel
 
 __all__ = [
     "METHODS",
@@ -60,21 +54,14 @@ __all__ = [
 
 Array = Any
 
-#: Prato & Zanni's regularisations.
-METHODS = ("rls", "tikhonov", "cg")
+#: Prato & Zanni's regularisations (:data:`~lrkl.kernel_ridge.KERNEL_RIDGE_METHODS`).
+METHODS = tuple(KERNEL_RIDGE_METHODS)
 
 #: The paper's grid: 100 values of λ geometric in [1e-10, 1e5], largest first (``α = nλ``).
 PAPER_LAMBDAS = tuple(1e5 * 1e-15 ** (i / 99) for i in range(100))
 
-_ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns='on_the_fly')"
-
-
-def _operator(X: Array, kernel: Kernel, columns: str, memory_budget: int, *, xp: Any) -> Any:
-    """CGLS's products with ``K``: from ``K`` precomputed (one evaluation, then two GEMVs per
-    iteration) or from its blocks computed again in every product (memory of one block)."""
-    fits = precompute_columns(columns, X.shape[0] ** 2, X, memory_budget)
-    store = executor_for(X, xp=xp).may_store(fits)
-    return kernel_operator(X, kernel, store=store, xp=xp)
+#: ``bias`` (deprecated) as the two switches that replace it: (fit_intercept, penalize_intercept).
+_BIAS_SWITCHES = {"unpenalized": (True, None), "penalized": (True, True), None: (False, None)}
 
 
 def _rescaled(fit: RidgeCoefficients, y_scale: float) -> RidgeCoefficients:
@@ -82,97 +69,19 @@ def _rescaled(fit: RidgeCoefficients, y_scale: float) -> RidgeCoefficients:
     return RidgeCoefficients(fit.coef * y_scale, fit.intercept * y_scale)
 
 
-def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, xp: Any) -> Array:
-    """Mean squared error on ``(X, y)`` of every fit of a path on ``X_train``: shape (m,),
-    predictions in kernel blocks."""
-
-    def block(rows: Array) -> Array:
-        return kernel._evaluate(rows, X_train, xp=xp)
-
-    fitted = predict_dual(block, X, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
-    residual = fitted - y[:, None]
-    return xp.mean(residual * residual, axis=0)
-
-
-def _tikhonov_setup(
-    X: Array, kernel: Kernel, bias: bool, *, owner: str, xp: Any, root: Array | None = None
-) -> Any:
-    """The SVD of ``K̃``: from the kernel's feature map ``Φ(X)`` when it has fewer columns ``r``
-    than rows (the linear kernel with ``d < n``, a polynomial kernel of low degree; ``O(n r²)``),
-    else from the n × n matrix (``O(n³)``)."""
-    factor = kernel._explicit_features(X, X.shape[0] - 1, xp=xp)
-    if factor is not None:
-        return tikhonov_problem_from_factor(factor, bias=bias, sqrt_weight=root, xp=xp)
-    check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=3)
-    return tikhonov_problem(kernel._evaluate(X, X, xp=xp), bias=bias, sqrt_weight=root, xp=xp)
-
-
-def _rls_setup(
-    X: Array,
-    kernel: Kernel,
-    bias: str | None,
-    solver: str,
-    *,
-    owner: str,
-    xp: Any,
-    root: Array | None = None,
-) -> Any:
-    """The RLS problem on ``K = k(X, X)``, after checking that the matrices it forms fit."""
-    count = 1 if solver == "cholesky" else 3  # K, its eigenvectors, their squares
-    check_dense_kernel_size(X.shape[0], X, owner=owner, alternative=_ALTERNATIVE, count=count)
-    K = kernel._evaluate(X, X, xp=xp)
-    problem = rls_problem(K, bias, solver=solver, sqrt_weight=root, xp=xp)
-    if isinstance(problem.solver, EighSolver):
-        _require_psd(problem.solver, kernel, xp=xp)
-    return problem
-
-
-def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
-    """Refuse a kernel matrix with an eigenvalue below ``−√ε · max|λ|``, beyond its rounding
-    (:func:`~lrkl._linalg.indefinite_threshold`).
-
-    The Cholesky path detects this from a failing factorisation; the eigendecomposition (every
-    α at once, KernelRidgeCV) solves an indefinite system without a word, so the check is made
-    on the eigenvalues it has anyway (no extra cost).
-    """
-    n = solver.eigenvalues.shape[0]
-    if n == 0:
-        return
-    lowest = float(xp.min(solver.eigenvalues))
-    if lowest < -solver.indefinite_below:
-        msg = (
-            f"kernel must be positive semi-definite: the {n} × {n} kernel matrix of the "
-            f"training data has the eigenvalue {lowest:.4g}, beyond its rounding "
-            f"({solver.indefinite_below:.2g}); received {kernel!r}"
-        )
-        raise ValueError(msg)
-
-
-def regularization_path(
-    X: Array,
-    y: Array,
-    kernel: Kernel,
-    grid: Sequence[float],
-    *,
-    method: str,
-    bias: str | None,
-    columns: str = "auto",
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    loo: bool = False,
-    owner: str = "regularization_path",
-    xp: Any,
-) -> Any:
-    """The fits of ``method`` at every value of ``grid`` (``α``, or ``t = 1 … len(grid)`` for
-    CG) on the training rows ``X``, ``y`` (1-D): ``coef`` (m × n) and ``intercept`` (m,), and
-    the exact leave-one-out errors ``loo_mse`` (RLS, Tikhonov, with ``loo``)."""
-    if method == "rls":
-        problem = _rls_setup(X, kernel, bias, "eigh", owner=owner, xp=xp)
-        return rls_path(problem, y, grid, loo=loo)
-    if method == "tikhonov":
-        problem = _tikhonov_setup(X, kernel, bias is not None, owner=owner, xp=xp)
-        return tikhonov_path(problem, y, grid, loo=loo)
-    operator = _operator(X, kernel, columns, memory_budget, xp=xp)
-    return solve_cgls(operator, y, len(grid), bias=bias is not None)
+def _intercept_switches(estimator: Any) -> tuple[bool, bool | None]:
+    """``(fit_intercept, penalize_intercept)``, from ``bias`` (warned) where it is given."""
+    bias = estimator.bias
+    if isinstance(bias, str) and bias == "deprecated":
+        return estimator.fit_intercept, estimator.penalize_intercept
+    new = {"unpenalized": "fit_intercept=True", "penalized": "penalize_intercept=True"}
+    msg = (
+        f"{type(estimator).__name__}(bias=...) is deprecated and will be removed: use "
+        f"{new.get(bias, 'fit_intercept=False')} (received bias={bias!r}, which overrides "
+        "fit_intercept and penalize_intercept)"
+    )
+    warnings.warn(msg, FutureWarning, stacklevel=3)
+    return _BIAS_SWITCHES[bias]
 
 
 class KernelRidge(KernelExpansionRegressor):
@@ -180,10 +89,11 @@ class KernelRidge(KernelExpansionRegressor):
     ways: ``f(x) = Σ_i c_i k(x_i, x) + b``.
 
     - ``method="rls"``: regularised least squares, ``(K + αI) c + b 1 = y`` with ``1ᵀc = 0``
-      (``bias="unpenalized"``, their system (7)); ``(K + 11ᵀ + αI) c = y``, ``b = 1ᵀc``
-      (``bias="penalized"``, system (8): a penalty ``α b²`` too); or ``(K + αI) c = y``
-      (``bias=None``). With ``bias=None`` this is the SLKL paper's KRRn (its λ = 1 is
-      ``alpha=1``) and scikit-learn's ``KernelRidge``.
+      (the default: an unpenalised intercept, their system (7));
+      ``(K + 11ᵀ + αI) c = y``, ``b = 1ᵀc`` (``penalize_intercept=True``, system (8): a
+      penalty ``α b²`` too); or ``(K + αI) c = y`` (``fit_intercept=False``). Without an
+      intercept this is the SLKL paper's KRRn (its λ = 1 is ``alpha=1``) and scikit-learn's
+      ``KernelRidge``.
     - ``method="tikhonov"``: Tikhonov on the rectangular system ``K̃ c̃ = y``, ``K̃ = [K 1]``,
       ``c̃ = (c, b)``: ``(K̃ᵀK̃ + αI) c̃ = K̃ᵀy``, from the thin SVD of ``K̃``. When the kernel
       has an explicit feature map ``Φ`` with ``r < n`` columns (:meth:`Kernel.feature_map
@@ -206,10 +116,20 @@ class KernelRidge(KernelExpansionRegressor):
     alpha : float, default=1.0
         The penalty ``α > 0`` of RLS and Tikhonov.
     method : {"rls", "tikhonov", "cg"}, default="rls"
-    bias : {"unpenalized", "penalized"} or None, default="unpenalized"
-        RLS: system (7), system (8), or no bias. Tikhonov and CG act on ``[K 1]`` for either
-        string (the bias is a coefficient of ``c̃`` there: penalised by Tikhonov, regularised by
-        early stopping in CG) and on ``K`` alone for ``None``.
+        The regularisation (:data:`lrkl.kernel_ridge.KERNEL_RIDGE_METHODS`).
+    fit_intercept : bool, default=True
+        Fit the intercept ``b`` (``False``: ``f(x) = Σ_i c_i k(x_i, x)``, on ``K`` alone).
+    penalize_intercept : bool or None, default=None
+        RLS: ``False`` or ``None`` is system (7), ``b`` unpenalised (the same model as every
+        lrkl estimator's ``fit_intercept=True``); ``True`` is system (8), a penalty ``α b²``.
+        Tikhonov and CG act on ``[K 1]``, where ``b`` is a coefficient of ``c̃``, penalised by
+        Tikhonov and regularised by the early stop of CG as ``c`` is: ``None`` or ``True``,
+        and ``False`` is refused (an unpenalised ``b`` is ``method="rls"``). ``True`` without
+        an intercept is refused.
+    bias : {"unpenalized", "penalized"} or None
+        Deprecated: ``"unpenalized"`` is ``fit_intercept=True``, ``"penalized"`` is
+        ``penalize_intercept=True``, ``None`` is ``fit_intercept=False``. Given, it overrides
+        both and warns (FutureWarning).
     max_iter : int, default=50
         CG: the number of iterations ``t ≥ 1``, the regulariser (more iterations fit the
         training data more closely). The default is the end of the paper's grid
@@ -261,7 +181,9 @@ class KernelRidge(KernelExpansionRegressor):
         "kernel": KERNEL_CONSTRAINT,
         "alpha": [Interval(numbers.Real, 0, None, closed="neither")],
         "method": [StrOptions(set(METHODS))],
-        "bias": [StrOptions({"unpenalized", "penalized"}), None],
+        "fit_intercept": ["boolean"],
+        "penalize_intercept": ["boolean", None],
+        "bias": [StrOptions({"unpenalized", "penalized", "deprecated"}), None],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "solver": [StrOptions({"auto", "cholesky", "eigh"})],
         "columns": [StrOptions(set(COLUMNS))],
@@ -274,15 +196,19 @@ class KernelRidge(KernelExpansionRegressor):
         alpha: float = 1.0,
         *,
         method: str = "rls",
-        bias: str | None = "unpenalized",
+        fit_intercept: bool = True,
+        penalize_intercept: bool | None = None,
         max_iter: int = 50,
         solver: str = "auto",
         columns: str = "auto",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        bias: str | None = "deprecated",
     ) -> None:
         self.kernel = kernel
         self.alpha = alpha
         self.method = method
+        self.fit_intercept = fit_intercept
+        self.penalize_intercept = penalize_intercept
         self.bias = bias
         self.max_iter = max_iter
         self.solver = solver
@@ -312,8 +238,11 @@ class KernelRidge(KernelExpansionRegressor):
         self
         """
         self._validate_params()
+        method = KERNEL_RIDGE_METHODS[self.method]
+        owner = type(self).__name__
+        intercept = method.intercept(*_intercept_switches(self), owner=owner)
         xp, X, y = check_X_y(
-            X, y, owner=self, multi_output=True, min_samples=2, dask=self.method == "cg"
+            X, y, owner=self, multi_output=True, min_samples=2, dask=method.takes_dask
         )
         run = executor_for(X, xp=xp)
         if sample_weight is not None or self.columns == "precomputed":
@@ -330,30 +259,13 @@ class KernelRidge(KernelExpansionRegressor):
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         kernel = check_kernel(self.kernel, X, sample_weight=sample_weight)
-        owner = type(self).__name__
-        has_bias = self.bias is not None
         root = None if sample_weight is None else xp.sqrt(sample_weight)
-        if self.method == "rls":
-            solver = "cholesky" if self.solver == "auto" else self.solver
-            problem = _rls_setup(X, kernel, self.bias, solver, owner=owner, xp=xp, root=root)
-            fit = solve_rls(problem, y, alpha)
-        elif self.method == "tikhonov":
-            problem = _tikhonov_setup(X, kernel, has_bias, owner=owner, xp=xp, root=root)
-            fit = solve_tikhonov(problem, y, alpha)
-        else:
-            operator = _operator(X, kernel, self.columns, self.memory_budget, xp=xp)
-            columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
-            paths = [
-                solve_cgls(operator, col, self.max_iter, bias=has_bias, sqrt_weight=root)
-                for col in columns
-            ]
-            coef = [p.coef[-1, :] for p in paths]
-            intercept = [p.intercept[-1] for p in paths]
-            fit = (
-                RidgeCoefficients(coef[0], intercept[0])
-                if y.ndim == 1
-                else RidgeCoefficients(xp.stack(coef, axis=1), xp.stack(intercept))
-            )
+        solver = "cholesky" if self.solver == "auto" else self.solver
+        settings = MethodSettings(solver, self.columns, self.memory_budget, owner)
+        problem = method.set_up(X, kernel, intercept, settings, xp=xp, root=root)
+        value = self.max_iter if method.regulariser == "n_iter" else alpha
+        fit = method.solve(problem, y, value, intercept, root=root, xp=xp)
+        if method.regulariser == "n_iter":
             self.n_iter_ = self.max_iter
         self._store_fit(X, kernel, _rescaled(fit, y_scale))
         return self
@@ -385,7 +297,7 @@ class KernelRidgeCV(KernelRidge):
 
     Parameters
     ----------
-    kernel, method, bias, solver, columns, memory_budget
+    kernel, method, fit_intercept, penalize_intercept, solver, columns, memory_budget, bias
         As for :class:`KernelRidge` (``solver`` is not used: paths need the eigendecomposition).
     alphas : sequence of float, default=None
         The grid of ``α > 0`` for RLS and Tikhonov; ``None`` means the paper's: ``α = nλ`` for
@@ -435,16 +347,20 @@ class KernelRidgeCV(KernelRidge):
         kernel: Kernel | str | None = None,
         *,
         method: str = "rls",
-        bias: str | None = "unpenalized",
+        fit_intercept: bool = True,
+        penalize_intercept: bool | None = None,
         alphas: Sequence[float] | None = None,
         max_iter: int = 50,
         cv: Any = None,
         solver: str = "auto",
         columns: str = "auto",
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        bias: str | None = "deprecated",
     ) -> None:
         self.kernel = kernel
         self.method = method
+        self.fit_intercept = fit_intercept
+        self.penalize_intercept = penalize_intercept
         self.bias = bias
         self.alphas = alphas
         self.max_iter = max_iter
@@ -473,26 +389,33 @@ class KernelRidgeCV(KernelRidge):
         self : KernelRidgeCV
         """
         self._validate_params()
+        method = KERNEL_RIDGE_METHODS[self.method]
+        intercept = method.intercept(*_intercept_switches(self), owner=type(self).__name__)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=3)
         # The path and its validation errors on y of unit scale (_scaling): no MSE overflows.
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         kernel = check_kernel(self.kernel, X)
         n = X.shape[0]
-        if self.method == "cg":
+        if method.regulariser == "n_iter":
             grid = tuple(range(1, self.max_iter + 1))
             name, advice = "n_iter", "max_iter"
         elif self.alphas is not None:
             grid, name, advice = check_grid(self.alphas, name="alphas"), "alpha", "alphas"
         else:
             grid, name, advice = tuple(n * lam for lam in PAPER_LAMBDAS), "alpha", "alphas"
-        loo = self.cv is None and self.method != "cg"
-        path = None if self.method == "cg" else self._path(X, y, kernel, grid, loo=loo, xp=xp)
+        loo = self.cv is None and method.whole_path_at_once
+        path = None
+        if method.whole_path_at_once:
+            path = self._path(X, y, kernel, grid, method, intercept, loo=loo, xp=xp)
         if loo:
             per_fold = [[float(e) for e in to_numpy(path.loo_mse)]]
         else:
             folds = cv_folds(KFold(5) if self.cv is None else self.cv, X, y, groups)
-            per_fold = [self._fold_errors(X, y, train, test, grid, xp=xp) for train, test in folds]
+            per_fold = [
+                self._fold_errors(X, y, train, test, grid, method, intercept, xp=xp)
+                for train, test in folds
+            ]
         best, mse_path = choose_from_grid(
             type(self).__name__,
             name,
@@ -501,42 +424,50 @@ class KernelRidgeCV(KernelRidge):
             top="the strongest regularisation" if name == "alpha" else "the last iterate run",
             advice=advice,
         )
+        j = grid.index(best)
+        if path is None:  # the path to the chosen value only
+            path = self._path(X, y, kernel, grid[: j + 1], method, intercept, loo=False, xp=xp)
+        fit = RidgeCoefficients(path.coef[j, :], path.intercept[j])
         self.mse_path_ = scale_errors(mse_path, y_scale)
-        if self.method == "cg":
+        if name == "n_iter":
             self.n_iter_, self.n_iters_ = int(best), grid
-            path = self._path(X, y, kernel, grid[: self.n_iter_], loo=False, xp=xp)
-            j = self.n_iter_ - 1
         else:
             self.alpha_, self.alphas_ = best, grid
-            j = grid.index(best)
-        fit = RidgeCoefficients(path.coef[j, :], path.intercept[j])
         self._store_fit(X, kernel, _rescaled(fit, y_scale))
         return self
 
     def _path(
-        self, X: Array, y: Array, kernel: Kernel, grid: Sequence[float], *, loo: bool, xp: Any
+        self,
+        X: Array,
+        y: Array,
+        kernel: Kernel,
+        grid: Sequence[float],
+        method: Any,
+        intercept: Any,
+        *,
+        loo: bool,
+        xp: Any,
     ) -> Any:
-        return regularization_path(
-            X,
-            y,
-            kernel,
-            grid,
-            method=self.method,
-            bias=self.bias,
-            columns=self.columns,
-            memory_budget=self.memory_budget,
-            loo=loo,
-            owner=type(self).__name__,
-            xp=xp,
-        )
+        owner = type(self).__name__
+        settings = MethodSettings("eigh", self.columns, self.memory_budget, owner)
+        return method.fit_path(X, y, kernel, grid, intercept, settings, loo=loo, xp=xp)
 
     def _fold_errors(
-        self, X: Array, y: Array, train: Any, test: Any, grid: Sequence[float], *, xp: Any
+        self,
+        X: Array,
+        y: Array,
+        train: Any,
+        test: Any,
+        grid: Sequence[float],
+        method: Any,
+        intercept: Any,
+        *,
+        xp: Any,
     ) -> list[float]:
         """Validation MSE of the path fitted on ``train``, one value per grid point."""
         (X_tr, X_te), (y_tr, y_te) = fold_rows(train, test, X, y, xp=xp)
         kernel = check_kernel(self.kernel, X_tr)
-        path = self._path(X_tr, y_tr, kernel, grid, loo=False, xp=xp)
+        path = self._path(X_tr, y_tr, kernel, grid, method, intercept, loo=False, xp=xp)
         mse = path_mse(path, kernel, X_tr, X_te, y_te, xp=xp)
         return [float(e) for e in to_numpy(mse)]
 
@@ -636,11 +567,11 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         root = None
         if sample_weight is not None:
             root = xp.sqrt(xp.take(sample_weight, candidates, axis=0))
-        bias = "unpenalized" if self.fit_intercept else None
-        problem = _rls_setup(
-            X, kernel, bias, "cholesky", owner=type(self).__name__, xp=xp, root=root
-        )
-        fit = _rescaled(solve_rls(problem, y, alpha), y_scale)
+        rls = KERNEL_RIDGE_METHODS["rls"]
+        intercept = rls.intercept(bool(self.fit_intercept), None, owner=type(self).__name__)
+        settings = MethodSettings("cholesky", owner=type(self).__name__)
+        problem = rls.set_up(X, kernel, intercept, settings, xp=xp, root=root)
+        fit = _rescaled(rls.solve(problem, y, alpha, intercept, root=root, xp=xp), y_scale)
         self.dual_coef_, self.intercept_ = fit
         self.kernel_, self.centers_, self.n_features_in_ = kernel, X, X.shape[1]
         self.candidates_ = candidates

@@ -1,0 +1,285 @@
+"""Prato & Zanni's three regularisations of exact kernel ridge regression as method objects, in
+one registry (:data:`KERNEL_RIDGE_METHODS`) through which :class:`~lrkl.KernelRidge`,
+:class:`~lrkl.KernelRidgeCV` and :func:`regularization_path` each dispatch once.
+
+A method says what its intercept is, sets its problem up on the training rows (one
+factorisation, or CGLS's operator), solves it at one value of its regulariser (``α``, or CG's
+iteration count ``t``), and computes its whole path. The solvers themselves are in
+:mod:`lrkl.kernel_ridge._regularization`. (Not to be confused with :data:`KERNEL_RIDGE_SOLVERS`,
+the two factorisations ``cholesky``/``eigh`` of ``KernelRidge(solver=…)``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, NamedTuple
+
+from lrkl._executor import executor_for
+from lrkl._validation import check_dense_kernel_size
+from lrkl.kernel_ridge._base import predict_dual
+from lrkl.kernel_ridge._regularization import (
+    kernel_operator,
+    rls_path,
+    rls_problem,
+    solve_cgls,
+    solve_rls,
+    solve_tikhonov,
+    tikhonov_path,
+    tikhonov_problem,
+    tikhonov_problem_from_factor,
+)
+from lrkl.kernel_ridge._solvers import EighSolver, RidgeCoefficients
+from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
+
+__all__ = [
+    "KERNEL_RIDGE_METHODS",
+    "MethodSettings",
+    "RidgeMethod",
+    "path_mse",
+    "regularization_path",
+]
+
+Array = Any
+
+_ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns='on_the_fly')"
+
+
+class MethodSettings(NamedTuple):
+    """What a set-up needs beyond the rows and the kernel."""
+
+    solver: str = "eigh"  # RLS: "cholesky" (one α) or "eigh" (a path)
+    columns: str = "auto"  # CG: K stored or its blocks computed in every product
+    memory_budget: int = DEFAULT_MEMORY_BUDGET  # CG: bytes columns="auto" allows for K
+    owner: str = "regularization_path"  # the name in the messages
+
+
+class RidgeMethod:
+    """One regularisation of ``f(x) = Σ_i c_i k(x_i, x) + b``: its intercept model, the set-up
+    on the training rows, the solve at one value of its regulariser and the whole path."""
+
+    name: ClassVar[str]
+    #: The regulariser a path runs over: ``"alpha"`` (a penalty) or ``"n_iter"`` (iterations).
+    regulariser: ClassVar[str] = "alpha"
+    #: Whether one set-up gives the path at every value and its exact leave-one-out errors.
+    whole_path_at_once: ClassVar[bool] = True
+    #: Whether the method takes a Dask X (its products run over the row chunks).
+    takes_dask: ClassVar[bool] = False
+    #: The intercept model, for the messages.
+    intercept_model: ClassVar[str]
+
+    def intercept(self, fit_intercept: bool, penalize_intercept: bool | None, *, owner: str) -> Any:
+        """The set-up's intercept argument for the estimator's two switches (here: whether
+        ``K̃`` has its column of ones); a setting the method cannot give is refused with what
+        it gives instead."""
+        _require_intercept_to_penalize(fit_intercept, penalize_intercept, owner=owner)
+        if fit_intercept and penalize_intercept is False:
+            msg = (
+                f"{owner}(method={self.name!r}) {self.intercept_model}: penalize_intercept "
+                "must be True or None with it, received False; an unpenalised intercept is "
+                "method='rls' (Prato & Zanni's system (7))"
+            )
+            raise ValueError(msg)
+        return bool(fit_intercept)
+
+    def set_up(
+        self,
+        X: Array,
+        kernel: Kernel,
+        intercept: Any,
+        settings: MethodSettings,
+        *,
+        xp: Any,
+        root: Array | None = None,
+    ) -> Any:
+        raise NotImplementedError
+
+    def solve(
+        self, problem: Any, y: Array, value: float, intercept: Any, *, root: Array | None, xp: Any
+    ) -> RidgeCoefficients:
+        raise NotImplementedError
+
+    def path(
+        self, problem: Any, y: Array, grid: Sequence[float], intercept: Any, *, loo: bool
+    ) -> Any:
+        raise NotImplementedError
+
+    def fit_path(
+        self,
+        X: Array,
+        y: Array,
+        kernel: Kernel,
+        grid: Sequence[float],
+        intercept: Any,
+        settings: MethodSettings,
+        *,
+        loo: bool,
+        xp: Any,
+    ) -> Any:
+        """:meth:`set_up` on the rows, then :meth:`path` over ``grid``."""
+        problem = self.set_up(X, kernel, intercept, settings, xp=xp)
+        return self.path(problem, y, grid, intercept, loo=loo)
+
+
+class RLS(RidgeMethod):
+    """Regularised least squares on ``K``: systems (7) (intercept unpenalised), (8) (penalised)
+    or no intercept; a Cholesky factorisation for one ``α``, an eigendecomposition for a path."""
+
+    name = "rls"
+    intercept_model = "solves system (7) or (8)"
+
+    def intercept(
+        self, fit_intercept: bool, penalize_intercept: bool | None, *, owner: str
+    ) -> str | None:
+        """``"unpenalized"`` (system (7)), ``"penalized"`` (system (8)) or None."""
+        _require_intercept_to_penalize(fit_intercept, penalize_intercept, owner=owner)
+        if not fit_intercept:
+            return None
+        return "penalized" if penalize_intercept else "unpenalized"
+
+    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+        count = 1 if settings.solver == "cholesky" else 3  # K, its eigenvectors, their squares
+        check_dense_kernel_size(
+            X.shape[0], X, owner=settings.owner, alternative=_ALTERNATIVE, count=count
+        )
+        K = kernel._evaluate(X, X, xp=xp)
+        problem = rls_problem(K, intercept, solver=settings.solver, sqrt_weight=root, xp=xp)
+        if isinstance(problem.solver, EighSolver):
+            _require_psd(problem.solver, kernel, xp=xp)
+        return problem
+
+    def solve(self, problem, y, value, intercept, *, root, xp):
+        return solve_rls(problem, y, value)
+
+    def path(self, problem, y, grid, intercept, *, loo):
+        return rls_path(problem, y, grid, loo=loo)
+
+
+class Tikhonov(RidgeMethod):
+    """Tikhonov on ``K̃ c̃ = y``, ``K̃ = [K 1]``: the intercept is a coefficient, penalised; the
+    SVD of ``K̃`` from the kernel's feature map when it has fewer columns than rows."""
+
+    name = "tikhonov"
+    intercept_model = "penalises the intercept (a coefficient of c̃ = (c, b))"
+
+    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+        factor = kernel._explicit_features(X, X.shape[0] - 1, xp=xp)
+        if factor is not None:  # O(n r²), no n × n matrix
+            return tikhonov_problem_from_factor(factor, bias=intercept, sqrt_weight=root, xp=xp)
+        check_dense_kernel_size(
+            X.shape[0], X, owner=settings.owner, alternative=_ALTERNATIVE, count=3
+        )
+        K = kernel._evaluate(X, X, xp=xp)
+        return tikhonov_problem(K, bias=intercept, sqrt_weight=root, xp=xp)
+
+    def solve(self, problem, y, value, intercept, *, root, xp):
+        return solve_tikhonov(problem, y, value)
+
+    def path(self, problem, y, grid, intercept, *, loo):
+        return tikhonov_path(problem, y, grid, loo=loo)
+
+
+class CG(RidgeMethod):
+    """CGLS on ``K̃ c̃ = y`` from ``c̃ = 0``, stopped after ``t`` iterations (the regulariser):
+    the intercept is a coefficient, regularised by the early stop as ``c`` is."""
+
+    name = "cg"
+    regulariser = "n_iter"
+    whole_path_at_once = False  # the path to t costs t iterations: run to the chosen t only
+    takes_dask = True
+    intercept_model = "regularises the intercept as a coefficient of c̃ = (c, b)"
+
+    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+        """CGLS's products with ``K``: from ``K`` stored (one evaluation, then two GEMVs per
+        iteration) or from its blocks computed again in every product (memory of one block)."""
+        fits = precompute_columns(settings.columns, X.shape[0] ** 2, X, settings.memory_budget)
+        store = executor_for(X, xp=xp).may_store(fits)
+        return kernel_operator(X, kernel, store=store, xp=xp)
+
+    def solve(self, problem, y, value, intercept, *, root, xp):
+        columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
+        paths = [
+            solve_cgls(problem, col, int(value), bias=intercept, sqrt_weight=root)
+            for col in columns
+        ]
+        coef = [p.coef[-1, :] for p in paths]
+        intercept_values = [p.intercept[-1] for p in paths]
+        if y.ndim == 1:
+            return RidgeCoefficients(coef[0], intercept_values[0])
+        return RidgeCoefficients(xp.stack(coef, axis=1), xp.stack(intercept_values))
+
+    def path(self, problem, y, grid, intercept, *, loo):
+        return solve_cgls(problem, y, len(grid), bias=intercept)
+
+
+def _require_intercept_to_penalize(
+    fit_intercept: bool, penalize_intercept: bool | None, *, owner: str
+) -> None:
+    if penalize_intercept and not fit_intercept:
+        msg = (
+            f"{owner}: penalize_intercept=True needs fit_intercept=True (there is no intercept "
+            "to penalise), received fit_intercept=False"
+        )
+        raise ValueError(msg)
+
+
+#: The regularisations of :class:`~lrkl.KernelRidge` by their ``method`` names.
+KERNEL_RIDGE_METHODS: dict[str, RidgeMethod] = {m.name: m for m in (RLS(), Tikhonov(), CG())}
+
+
+def _require_psd(solver: EighSolver, kernel: Kernel, *, xp: Any) -> None:
+    """Refuse a kernel matrix with an eigenvalue below ``−√ε · max|λ|``, beyond its rounding
+    (:func:`~lrkl._linalg.indefinite_threshold`).
+
+    The Cholesky path detects this from a failing factorisation; the eigendecomposition (every
+    α at once, KernelRidgeCV) solves an indefinite system without a word, so the check is made
+    on the eigenvalues it has anyway (no extra cost).
+    """
+    n = solver.eigenvalues.shape[0]
+    if n == 0:
+        return
+    lowest = float(xp.min(solver.eigenvalues))
+    if lowest < -solver.indefinite_below:
+        msg = (
+            f"kernel must be positive semi-definite: the {n} × {n} kernel matrix of the "
+            f"training data has the eigenvalue {lowest:.4g}, beyond its rounding "
+            f"({solver.indefinite_below:.2g}); received {kernel!r}"
+        )
+        raise ValueError(msg)
+
+
+def regularization_path(
+    X: Array,
+    y: Array,
+    kernel: Kernel,
+    grid: Sequence[float],
+    *,
+    method: str,
+    bias: str | None,
+    columns: str = "auto",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    loo: bool = False,
+    owner: str = "regularization_path",
+    xp: Any,
+) -> Any:
+    """The fits of ``method`` at every value of ``grid`` (``α``, or ``t = 1 … len(grid)`` for
+    CG) on the validated training rows ``X``, ``y`` (1-D): ``coef`` (m × n) and ``intercept``
+    (m,), and the exact leave-one-out errors ``loo_mse`` (RLS, Tikhonov, with ``loo``).
+
+    ``bias`` is the solvers' intercept: ``"unpenalized"`` (system (7)), ``"penalized"`` (system
+    (8); a coefficient of ``c̃`` for Tikhonov and CG, as is ``"unpenalized"`` there) or None."""
+    chosen = KERNEL_RIDGE_METHODS[method]
+    intercept = chosen.intercept(bias is not None, bias == "penalized" or None, owner=owner)
+    settings = MethodSettings("eigh", columns, memory_budget, owner)
+    return chosen.fit_path(X, y, kernel, grid, intercept, settings, loo=loo, xp=xp)
+
+
+def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, xp: Any) -> Array:
+    """Mean squared error on ``(X, y)`` of every fit of a path on ``X_train``: shape (m,),
+    predictions in kernel blocks."""
+
+    def block(rows: Array) -> Array:
+        return kernel._evaluate(rows, X_train, xp=xp)
+
+    fitted = predict_dual(block, X, xp.matrix_transpose(path.coef), path.intercept, xp=xp)
+    residual = fitted - y[:, None]
+    return xp.mean(residual * residual, axis=0)
