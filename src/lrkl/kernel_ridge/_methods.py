@@ -91,16 +91,22 @@ class RidgeMethod:
         xp: Any,
         root: Array | None = None,
     ) -> Any:
+        """The problem on the validated rows ``X`` (weighted by ``root = √w`` when given):
+        one factorisation, or CGLS's operator."""
         raise NotImplementedError
 
     def solve(
         self, problem: Any, y: Array, value: float, intercept: Any, *, root: Array | None, xp: Any
     ) -> RidgeCoefficients:
+        """The fit at ``value`` (``α``, or CG's iteration count) for ``y`` (one or more
+        targets)."""
         raise NotImplementedError
 
     def path(
         self, problem: Any, y: Array, grid: Sequence[float], intercept: Any, *, loo: bool
     ) -> Any:
+        """The fits at every value of ``grid`` for a 1-D ``y``, with the exact leave-one-out
+        errors when ``loo`` (RLS, Tikhonov)."""
         raise NotImplementedError
 
     def fit_path(
