@@ -462,7 +462,7 @@ def _solver_level_data():
     Vs = [rng.normal(size=(n, 4)) * s for s in (0.5, 1.0)]
     problem = lpmkl.svm_problem(Vs, y_pm, 1.0, xp=xp)
     d = np.array([0.6, 0.4])
-    solution = lpmkl.gfb_svm(problem, d, max_iter=50, xp=xp)
+    solution = lpmkl.solve_gfb_svm(problem, d, max_iter=50, xp=xp)
     Z = rng.normal(size=(n, 3))
     y = np.sin(X[:, 0]) + X[:, 1]
     primal = kernel_ridge.primal_problem(Z, y, fit_intercept=True, xp=xp)
@@ -990,7 +990,7 @@ def test_lp_mkl_bounds_max_outer_iter():
     X, y, _ = _sweep_data()
     problem = lpmkl.svm_problem([X], np.where(y > 0, 1.0, -1.0), 1.0, xp=np)
     with pytest.raises(ValueError, match=r"max_outer_iter must be an integer in \[1, 10000\]"):
-        lpmkl.lp_mkl(problem, 2.0, xp=np, max_outer_iter=10**9, tol=0.0, weight_tol=0.0)
+        lpmkl.solve_lp_mkl(problem, 2.0, xp=np, max_outer_iter=10**9, tol=0.0, weight_tol=0.0)
 
 
 @pytest.mark.parametrize("make_bad", [lambda X: (row for row in X), lambda X: object()])

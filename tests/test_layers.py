@@ -86,7 +86,7 @@ def test_the_library_calls_solver_cores_not_their_validating_wrappers():
     solver-level function is only called by users (the experiments); the estimators and other
     solvers call its private core."""
     wrappers = _public_solver_functions()
-    assert len(wrappers) >= 15  # the set this test guards (lp_mkl, icd, solve_dual, ...)
+    assert len(wrappers) >= 15  # the set this test guards (solve_lp_mkl, icd, solve_dual, ...)
     offenders = []
     for path in sorted(SRC.rglob("*.py")):
         if "experiments" in path.parts:

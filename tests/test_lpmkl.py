@@ -18,11 +18,11 @@ from lrkl.lpmkl import (
     SVM_SOLVERS,
     auto_alpha_scale,
     duality_gap,
-    gfb_svm,
     hinge_intercept,
-    lp_mkl,
     lp_weights,
     mkl_duality_gap,
+    solve_gfb_svm,
+    solve_lp_mkl,
     svm_dual_objective,
     svm_problem,
 )
@@ -58,7 +58,7 @@ def test_gfb_solves_the_svm_dual(backend, variant, alpha_scale):
     xp = backend.xp
     problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
     d_b = backend.asarray(d)
-    solution = gfb_svm(
+    solution = solve_gfb_svm(
         problem, d_b, variant=variant, alpha_scale=alpha_scale, tol=1e-15, max_iter=20000, xp=xp
     )
     assert solution.converged
@@ -91,10 +91,12 @@ def test_a_warm_start_in_another_alpha_scale_goes_on_from_the_same_point(xp, bac
     alpha_ref, _ = _svc_reference(K, y, 1.0)
     problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), 1.0, xp=xp)
     d_b = backend.asarray(d)
-    first = gfb_svm(problem, d_b, alpha_scale=1.0, tol=0.0, max_iter=50, xp=xp)
-    same = gfb_svm(problem, d_b, alpha_scale=0.25, tol=0.0, max_iter=0, state=first.state, xp=xp)
+    first = solve_gfb_svm(problem, d_b, alpha_scale=1.0, tol=0.0, max_iter=50, xp=xp)
+    same = solve_gfb_svm(
+        problem, d_b, alpha_scale=0.25, tol=0.0, max_iter=0, state=first.state, xp=xp
+    )
     np.testing.assert_allclose(to_numpy(same.alpha), to_numpy(first.alpha), atol=1e-12)
-    done = gfb_svm(
+    done = solve_gfb_svm(
         problem, d_b, alpha_scale=0.25, tol=1e-15, max_iter=20000, state=first.state, xp=xp
     )
     assert done.converged and done.state.alpha_scale == 0.25
@@ -106,7 +108,8 @@ def test_split_equals_naive_at_convergence(xp, backend):
     problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), 2.0, xp=xp)
     d = backend.asarray(np.array([0.2, 0.2, 0.6]))
     split, naive = (
-        gfb_svm(problem, d, variant=v, tol=1e-15, max_iter=20000, xp=xp) for v in ("split", "naive")
+        solve_gfb_svm(problem, d, variant=v, tol=1e-15, max_iter=20000, xp=xp)
+        for v in ("split", "naive")
     )
     np.testing.assert_allclose(to_numpy(split.alpha), to_numpy(naive.alpha), atol=1e-6)
     np.testing.assert_allclose(to_numpy(split.w), to_numpy(naive.w), atol=1e-6)
@@ -147,16 +150,16 @@ def test_gfb_gap_rule_stops_near_the_optimum_where_the_change_rule_does_not(back
     xp = backend.xp
     problem = svm_problem([backend.asarray(V) for V in Vs], backend.asarray(y), C, xp=xp)
     d_b = backend.asarray(d)
-    by_gap = gfb_svm(problem, d_b, stop="gap", tol=1e-3, max_iter=100000, xp=xp)
+    by_gap = solve_gfb_svm(problem, d_b, stop="gap", tol=1e-3, max_iter=100000, xp=xp)
     assert by_gap.converged and by_gap.n_iter % 10 == 0
     assert duality_gap(problem, d_b, by_gap.alpha, xp=xp) <= 1e-3
     assert abs(float(xp.sum(by_gap.alpha * problem.y))) < 1e-9 * C
     excess = svm_dual_objective(by_gap, problem, xp=xp) - optimum
     assert 0 <= excess <= 1e-3 * abs(optimum)
-    by_change = gfb_svm(problem, d_b, tol=1e-4, max_iter=3000, xp=xp)
+    by_change = solve_gfb_svm(problem, d_b, tol=1e-4, max_iter=3000, xp=xp)
     assert duality_gap(problem, d_b, by_change.alpha, xp=xp) > 1e-2
     with pytest.raises(ValueError, match="stop must be one of"):
-        gfb_svm(problem, d_b, stop="kkt", xp=xp)
+        solve_gfb_svm(problem, d_b, stop="kkt", xp=xp)
 
 
 def test_algorithm_2_line_20_does_not_solve_the_svm():
@@ -168,7 +171,7 @@ def test_algorithm_2_line_20_does_not_solve_the_svm():
     alpha_ref, _ = _svc_reference(K, y, 1.0)
     optimum = 0.5 * (y * alpha_ref) @ K @ (y * alpha_ref) - alpha_ref.sum()
     problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
-    paper = gfb_svm(problem, d, box_update="paper", tol=1e-15, max_iter=20000, xp=_np_xp())
+    paper = solve_gfb_svm(problem, d, box_update="paper", tol=1e-15, max_iter=20000, xp=_np_xp())
     assert abs(y @ paper.alpha) > 1e-3
     assert svm_dual_objective(paper, problem, xp=_np_xp()) > optimum + 1.0
 
@@ -254,7 +257,7 @@ def test_lp_mkl_matches_the_full_kernel_mkl(p):
     """With exact factors (V_k V_kᵀ = K_k) the low-rank MKL is the full-kernel MKL."""
     factors, y, d_ref, _, _ = _exact_mkl(p=p)
     problem = svm_problem(factors, y, 10.0, xp=_np_xp())
-    result = lp_mkl(
+    result = solve_lp_mkl(
         problem,
         p,
         solver="interior_point",
@@ -278,8 +281,8 @@ def test_mkl_objective_decreases_and_eq5_does_not(seed):
     Vs = [rng.normal(size=(n, 10)) * s for s in (0.2, 0.5, 1.0, 2.0)]
     problem = svm_problem(Vs, y, 10.0, xp=_np_xp())
     options = dict(solver="interior_point", tol=1e-10, weight_tol=1e-7, max_outer_iter=300)
-    right = lp_mkl(problem, 1.5, xp=_np_xp(), **options)
-    paper = lp_mkl(problem, 1.5, paper_norms=True, xp=_np_xp(), **options)
+    right = solve_lp_mkl(problem, 1.5, xp=_np_xp(), **options)
+    paper = solve_lp_mkl(problem, 1.5, paper_norms=True, xp=_np_xp(), **options)
     assert np.all(np.diff(right.objectives) < 1e-8)
     assert np.max(np.diff(paper.objectives)) > 1e-2
     assert right.objectives[-1] < paper.objectives[-1] - 0.1
@@ -429,7 +432,9 @@ def test_gap_rule_certifies_the_exact_mkl_objective():
     factors, y, d_ref, _, optimum = _exact_mkl()
     problem = svm_problem(factors, y, 10.0, xp=_np_xp())
     for tol in (1e-2, 1e-4):
-        result = lp_mkl(problem, 1.5, stop="mkl_gap", mkl_tol=tol, max_iter=100000, xp=_np_xp())
+        result = solve_lp_mkl(
+            problem, 1.5, stop="mkl_gap", mkl_tol=tol, max_iter=100000, xp=_np_xp()
+        )
         assert result.converged
         gap = mkl_duality_gap(problem, result.solution, 1.5, xp=_np_xp())
         assert gap <= tol
@@ -469,7 +474,9 @@ def test_large_eta_takes_a_step_that_converges():
     K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True)) + eta * np.eye(y.shape[0])
     alpha_ref, _ = _svc_reference(K, y, 1.0)
     problem = svm_problem(Vs, y, 1.0, xp=_np_xp())
-    solution = gfb_svm(problem, d, eta=eta, stop="gap", tol=1e-10, max_iter=100000, xp=_np_xp())
+    solution = solve_gfb_svm(
+        problem, d, eta=eta, stop="gap", tol=1e-10, max_iter=100000, xp=_np_xp()
+    )
     assert solution.converged
     np.testing.assert_allclose(solution.alpha, alpha_ref, atol=1e-6)
 
@@ -489,20 +496,36 @@ def _bad_calls():
             ValueError,
             r"features\[0\] must contain only finite",
         ),
-        (lambda: lp_mkl(problem, 0.5, xp=xp), ValueError, "p must be"),
-        (lambda: lp_mkl(problem, 2.0, solver="smo", xp=xp), ValueError, "solver must be one of"),
-        (lambda: lp_mkl(problem, 2.0, max_outer_iter=0, xp=xp), ValueError, "max_outer_iter"),
-        (lambda: lp_mkl(problem, 2.0, weights=-d, xp=xp), ValueError, "weights must hold 3"),
-        (lambda: lp_mkl("problem", 2.0, xp=xp), TypeError, "problem must be an SVMProblem"),
+        (lambda: solve_lp_mkl(problem, 0.5, xp=xp), ValueError, "p must be"),
+        (
+            lambda: solve_lp_mkl(problem, 2.0, solver="smo", xp=xp),
+            ValueError,
+            "solver must be one of",
+        ),
+        (lambda: solve_lp_mkl(problem, 2.0, max_outer_iter=0, xp=xp), ValueError, "max_outer_iter"),
+        (lambda: solve_lp_mkl(problem, 2.0, weights=-d, xp=xp), ValueError, "weights must hold 3"),
+        (lambda: solve_lp_mkl("problem", 2.0, xp=xp), TypeError, "problem must be an SVMProblem"),
         (lambda: lp_weights(np.ones(3), -1.0, xp=xp), ValueError, "p must be"),
         (lambda: lp_weights(-np.ones(3), 2.0, xp=xp), ValueError, "norms2 must hold"),
-        (lambda: gfb_svm(problem, -d, xp=xp), ValueError, "d must hold 3 non-negative"),
-        (lambda: gfb_svm(problem, d * np.nan, xp=xp), ValueError, "d must contain only finite"),
-        (lambda: gfb_svm(problem, d[:2], xp=xp), ValueError, "d must hold 3"),
-        (lambda: gfb_svm(problem, d, max_iter=-1, xp=xp), ValueError, "max_iter must be"),
-        (lambda: gfb_svm(problem, d, variant="fast", xp=xp), ValueError, "variant must be one"),
-        (lambda: gfb_svm(problem, d, relaxation=2.0, xp=xp), ValueError, "relaxation must be"),
-        (lambda: gfb_svm(problem, d, eta=-1.0, xp=xp), ValueError, "eta must be"),
+        (lambda: solve_gfb_svm(problem, -d, xp=xp), ValueError, "d must hold 3 non-negative"),
+        (
+            lambda: solve_gfb_svm(problem, d * np.nan, xp=xp),
+            ValueError,
+            "d must contain only finite",
+        ),
+        (lambda: solve_gfb_svm(problem, d[:2], xp=xp), ValueError, "d must hold 3"),
+        (lambda: solve_gfb_svm(problem, d, max_iter=-1, xp=xp), ValueError, "max_iter must be"),
+        (
+            lambda: solve_gfb_svm(problem, d, variant="fast", xp=xp),
+            ValueError,
+            "variant must be one",
+        ),
+        (
+            lambda: solve_gfb_svm(problem, d, relaxation=2.0, xp=xp),
+            ValueError,
+            "relaxation must be",
+        ),
+        (lambda: solve_gfb_svm(problem, d, eta=-1.0, xp=xp), ValueError, "eta must be"),
     ]
 
 

@@ -82,15 +82,17 @@ BIAS_SPELLINGS = [
 
 
 @pytest.mark.parametrize("estimator", [KernelRidge, KernelRidgeCV])
+@pytest.mark.parametrize("method", ["rls", "tikhonov", "cg"])
 @pytest.mark.parametrize(("bias", "new"), BIAS_SPELLINGS)
-def test_bias_is_a_deprecated_spelling_of_the_intercept_switches(estimator, bias, new):
+@pytest.mark.filterwarnings("ignore:KernelRidgeCV chose:UserWarning")
+def test_bias_is_a_deprecated_spelling_of_the_intercept_switches(estimator, method, bias, new):
     X, y = _data(classifier=False)
     y = y + 3.0  # an intercept to fit
     with pytest.warns(FutureWarning, match=r"bias=\.\.\.\) is deprecated"):
-        old = estimator(Gaussian(0.5), bias=bias).fit(X, y)
+        old = estimator(Gaussian(0.5), method=method, bias=bias).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
-        renamed = estimator(Gaussian(0.5), **new).fit(X, y)
+        renamed = estimator(Gaussian(0.5), method=method, **new).fit(X, y)
     np.testing.assert_array_equal(old.predict(X), renamed.predict(X))
     np.testing.assert_array_equal(old.intercept_, renamed.intercept_)
 
@@ -118,3 +120,19 @@ def test_penalize_intercept_false_is_rls_system_7():
     penalized = KernelRidge(Gaussian(0.5), penalize_intercept=True).fit(X, y)
     np.testing.assert_array_equal(default.predict(X), explicit.predict(X))
     assert abs(float(penalized.intercept_) - float(default.intercept_)) > 1e-6
+
+
+@pytest.mark.parametrize(("old", "new"), [("gfb_svm", "solve_gfb_svm"), ("lp_mkl", "solve_lp_mkl")])
+def test_old_solver_names_warn_and_are_the_new_ones(old, new):
+    import lrkl.lpmkl
+    from lrkl._base import _warn_moved
+
+    _warn_moved.cache_clear()  # it warns once per name and process
+
+    with pytest.warns(
+        FutureWarning, match=rf"lrkl\.lpmkl\.{old} is now lrkl\.lpmkl\.{new}"
+    ) as seen:
+        function = getattr(lrkl.lpmkl, old)
+    assert seen[0].filename == __file__
+    assert function is getattr(lrkl.lpmkl, new)
+    assert old not in lrkl.lpmkl.__all__

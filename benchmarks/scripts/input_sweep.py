@@ -1929,11 +1929,11 @@ def lpmkl_cases() -> list[Case]:
     ):
         out.append(
             Case(
-                "gfb_svm",
+                "solve_gfb_svm",
                 kind,
                 call_case(
-                    "gfb_svm",
-                    lambda dd=dd, kw=kw: lpmkl.gfb_svm(prob, dd, xp=xp, **kw),
+                    "solve_gfb_svm",
+                    lambda dd=dd, kw=kw: lpmkl.solve_gfb_svm(prob, dd, xp=xp, **kw),
                     names=("d", *kw.keys(), "eta", "alpha_scale"),
                     must_refuse=refuse,
                 ),
@@ -1962,11 +1962,11 @@ def lpmkl_cases() -> list[Case]:
     ):
         out.append(
             Case(
-                "lp_mkl",
+                "solve_lp_mkl",
                 kind,
                 call_case(
-                    "lp_mkl",
-                    lambda p=p, kw=kw: lpmkl.lp_mkl(prob, p, xp=xp, **kw),
+                    "solve_lp_mkl",
+                    lambda p=p, kw=kw: lpmkl.solve_lp_mkl(prob, p, xp=xp, **kw),
                     names=("p", *kw.keys()),
                     must_refuse=refuse,
                 ),
@@ -1996,7 +1996,7 @@ def lpmkl_cases() -> list[Case]:
                 ),
             )
         )
-    sol = lpmkl.gfb_svm(prob, d, xp=xp)
+    sol = lpmkl.solve_gfb_svm(prob, d, xp=xp)
     for kind, p, kw, refuse in (
         ("ok", 2.0, {}, False),
         ("p 0.5", 0.5, {}, True),
@@ -2038,7 +2038,7 @@ def wrapper_cases() -> list[Case]:
     F, ys = svm_features()
     prob = lpmkl.svm_problem(F, ys, 1.0, xp=xp)
     d = np.full(2, 0.5)
-    sol = lpmkl.gfb_svm(prob, d, xp=xp)
+    sol = lpmkl.solve_gfb_svm(prob, d, xp=xp)
     nan_row = np.where(np.arange(N) == 1, np.nan, 1.0)
     for kind, dd, alpha, eta, refuse in (
         ("ok", d, sol.alpha, 0.0, False),

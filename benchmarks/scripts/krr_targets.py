@@ -97,7 +97,7 @@ def path(args):
 
 def sklearn(args):
     """KernelRidgeCV (100 λ, exact LOO) against GridSearchCV(sklearn KernelRidge) over the same
-    λ, 5-fold, on cpusmall's 2/3 split (no bias in either: ``bias=None``)."""
+    λ, 5-fold, on cpusmall's 2/3 split (no bias in either: ``fit_intercept=False``)."""
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         data, (X, y, T, yt) = _split("cpusmall", seed)
         gamma = 1.0 / (2.0 * data.sigma2)

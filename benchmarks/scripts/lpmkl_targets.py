@@ -30,7 +30,7 @@ from lrkl.lpmkl import (
     SVM_SOLVERS,
     auto_alpha_scale,
     duality_gap,
-    gfb_svm,
+    solve_gfb_svm,
     svm_dual_objective,
     svm_problem,
 )
@@ -99,7 +99,7 @@ def naive(args):
                 times = {}
                 for variant in ("split", "naive"):
                     start = time.perf_counter()
-                    solution = gfb_svm(problem, d, variant=variant, tol=1e-4, xp=xp)
+                    solution = solve_gfb_svm(problem, d, variant=variant, tol=1e-4, xp=xp)
                     times[variant] = time.perf_counter() - start
                     objective = svm_dual_objective(solution, problem, xp=xp)
                     print(
@@ -255,7 +255,7 @@ def _iterations_to_gaps(problem, d, alpha_scale, gaps=(1e-2, 1e-3), cap=3000):
     ``gaps`` (checked every 10), or None."""
     hits, state, done = [None] * len(gaps), None, 0
     while done < cap and None in hits:
-        solution = gfb_svm(
+        solution = solve_gfb_svm(
             problem, d, tol=0.0, max_iter=10, state=state, alpha_scale=alpha_scale, xp=xp
         )
         state, done = solution.state, done + 10

@@ -16,6 +16,7 @@ import numpy as np
 import scipy.sparse
 
 from lrkl._checks import check_option
+from lrkl._typing import Array
 
 __all__ = [
     "BACKEND_NAMES",
@@ -37,8 +38,6 @@ __all__ = [
     "synchronize",
     "to_numpy",
 ]
-
-Array = Any
 
 
 # --------------------------------------------------------------------------- namespace, device

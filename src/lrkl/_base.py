@@ -19,6 +19,7 @@ the convergence warning, shared by every lrkl estimator.
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 import warnings
 from collections.abc import Callable
@@ -140,10 +141,34 @@ class LRKLEstimator(BaseEstimator):
 
 
 @functools.cache
+def _warn_moved(old: str, new: str) -> None:
+    """The FutureWarning of a moved or renamed module-level name, once per name."""
+    msg = f"{old} is now {new}; the old name will be removed in the next release"
+    warnings.warn(msg, FutureWarning, stacklevel=3)  # the frame that read the old name
+
+
+@functools.cache
 def _warn_renamed(owner: str, old: str, new: str) -> None:
     """The FutureWarning of a renamed attribute, once per class and name."""
     msg = f"{owner}.{old} is now {owner}.{new}; the old name will be removed in the next release"
     warnings.warn(msg, FutureWarning, stacklevel=3)  # the frame that read the old name
+
+
+def old_module_names(module: str, renamed: dict[str, tuple[str, str]]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for public names that moved or were renamed (issue 34):
+    ``renamed`` maps an old name to ``(module, new name)``, imported when the old name is read,
+    with a FutureWarning (once per name) at the line that read it; one release, then the old
+    name goes."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in renamed:
+            msg = f"module {module!r} has no attribute {name!r}"
+            raise AttributeError(msg)
+        home, new = renamed[name]
+        _warn_moved(f"{module}.{name}", f"{home}.{new}")
+        return getattr(importlib.import_module(home), new)
+
+    return __getattr__
 
 
 class LRKLRegressor(RegressorMixin, LRKLEstimator):

@@ -15,6 +15,7 @@ from typing import Any
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
+from lrkl._typing import Array
 
 __all__ = [
     "centred",
@@ -23,8 +24,6 @@ __all__ = [
     "scaled_variance",
     "variance_weights",
 ]
-
-Array = Any
 
 
 def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array, Array]:

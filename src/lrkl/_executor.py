@@ -16,11 +16,13 @@ pass once, against :func:`executor_for`'s object, and the executor runs it:
 - :meth:`~InMemory.compute`, :meth:`~InMemory.concat_columns`: values in memory, and
   features side by side.
 
-:class:`InMemory` runs a pass on arrays of any array-API library as one block (the data fit,
-or they would not be in memory). :class:`OnDask` runs it on a row-chunked ``dask.array`` as one
-Dask graph per pass, on whatever scheduler the user has set up (a ``dask.distributed``
-cluster, threads); the small results come back to the process that called ``fit``, and the
-first pass over the chunks checks them for NaN and infinity (no pass of its own).
+:class:`InMemory` runs a pass on arrays of any array-API library block after block
+(``block_rows`` rows each; one block of all the rows unless a solver or
+:data:`IN_MEMORY_BLOCK_ROWS` asks for fewer, so that a pass holds one block's work arrays).
+:class:`OnDask` runs it on a row-chunked ``dask.array`` as one Dask graph per pass, on whatever
+scheduler the user has set up (a ``dask.distributed`` cluster, threads); the small results come
+back to the process that called ``fit``, and the first pass over the chunks checks them for NaN
+and infinity (no pass of its own).
 
 This module and :mod:`lrkl._backend` are the only ones that know Dask exists. Dask is imported
 only when a Dask array is passed: it is an optional dependency (``pip install lrkl[dask]``).
@@ -46,8 +48,7 @@ from lrkl._backend import (
     index_array,
     require_finite,
 )
-
-Array = Any
+from lrkl._typing import Array
 
 #: Default budget of a kernel block: 2**22 entries, 32 MiB in float64.
 DEFAULT_MAX_ENTRIES = 2**22
@@ -265,7 +266,7 @@ def at_the_door(X: Any, /, *, name: str = "X") -> tuple[InMemory | OnDask, Array
         return OnDask(lazy[1]), lazy[1]
     X = ensure_array(X, name=name)
     xp = get_namespace(X)
-    return InMemory(xp), check_array(X, name=name, xp=xp)
+    return InMemory(xp, block_rows=IN_MEMORY_BLOCK_ROWS), check_array(X, name=name, xp=xp)
 
 
 def lazy_X(X: Any, *, accepted: bool, owner: str, dtype: Any) -> tuple[Any, Array] | None:
@@ -308,32 +309,54 @@ def in_memory(a: Array | None) -> Array | None:
     return None if is_dask_array(a) else a
 
 
-def executor_for(X: Array, /, *, xp: Any = None) -> InMemory | OnDask:
+#: Rows per block of the in-memory passes; None: one block of all the rows (what every fit uses
+#: today: the results are those of one pass). The tests set it to run every algorithm on many
+#: blocks, where its results may differ from one block's by rounding only.
+IN_MEMORY_BLOCK_ROWS: int | None = None
+
+
+def executor_for(
+    X: Array, /, *, xp: Any = None, block_rows: int | None = None
+) -> InMemory | OnDask:
     """The executor of the row passes over ``X``: :class:`OnDask` for a row-chunked Dask array,
-    :class:`InMemory` (in namespace ``xp``, default X's) for anything else."""
+    :class:`InMemory` (in namespace ``xp``, default X's; ``block_rows`` rows per block, default
+    :data:`IN_MEMORY_BLOCK_ROWS`) for anything else."""
     if is_dask_array(X):
         return OnDask(X)
-    return InMemory(get_namespace(X) if xp is None else xp)
+    rows = IN_MEMORY_BLOCK_ROWS if block_rows is None else block_rows
+    return InMemory(get_namespace(X) if xp is None else xp, block_rows=rows)
 
 
 class InMemory:
-    """Row passes over in-memory arrays of one array-API namespace, as one block of rows."""
+    """Row passes over in-memory arrays of one array-API namespace, in blocks of ``block_rows``
+    rows (None: one block), so that a pass holds one block's work arrays at a time."""
 
     lazy = False
 
-    def __init__(self, xp: Any) -> None:
+    def __init__(self, xp: Any, *, block_rows: int | None = None) -> None:
         self.xp = xp
+        self.block_rows = block_rows
+
+    def _row_slices(self, n: int) -> list[slice]:
+        """The row slices of the blocks of ``n`` rows."""
+        if self.block_rows is None or self.block_rows >= n:
+            return [slice(0, n)]
+        return list(row_slices(n, 1, max(1, int(self.block_rows))))
+
+    def _stacked(self, parts: list[Array]) -> Array:
+        return parts[0] if len(parts) == 1 else self.xp.concat(parts, axis=0)
 
     def map(self, fn: Callable[[Array], Array], X: Array, *, tail: tuple, dtype: Any) -> Array:
         """``fn(rows)`` of X's row blocks: an array of shape ``(n, *tail)`` in ``dtype``."""
-        return fn(X)
+        return self._stacked([fn(X[rows, ...]) for rows in self._row_slices(X.shape[0])])
 
     def map_many(
         self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
     ) -> tuple[Array, ...]:
         """:meth:`map` of a function with several results, one ``(tail, dtype)`` in
         ``outputs`` each: one evaluation of ``fn`` per block gives them all."""
-        return tuple(fn(X))
+        results = [tuple(fn(X[rows, ...])) for rows in self._row_slices(X.shape[0])]
+        return tuple(self._stacked(list(parts)) for parts in zip(*results, strict=True))
 
     def gather(
         self,
@@ -346,20 +369,27 @@ class InMemory:
     ) -> Array:
         """:meth:`map` in memory; with ``check_finite`` (the first pass over a lazy X), X's
         rows are checked for NaN and infinity in the same pass (in memory: at the door)."""
-        return fn(X)
+        return self.map(fn, X, tail=tail, dtype=dtype)
 
     def sum(self, fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Array, ...]:
         """``Σ_blocks fn(*row blocks)`` over the aligned rows of ``arrays``, a tuple of arrays
         of fixed shapes (lazy input: checked for NaN and infinity by its sums)."""
-        return tuple(fn(*arrays))
+        total = None
+        for rows in self._row_slices(arrays[0].shape[0]):
+            part = tuple(fn(*(a[rows, ...] for a in arrays)))
+            total = (
+                part if total is None else tuple(t + p for t, p in zip(total, part, strict=True))
+            )
+        return total
 
     def first(self, fn: Callable[..., Any], *arrays: Array) -> Any:
-        """``fn`` of the first row block of ``arrays`` (here: all of them), in memory."""
-        return fn(*arrays)
+        """``fn`` of the first row block of ``arrays``, in memory."""
+        rows = self._row_slices(arrays[0].shape[0])[0]
+        return fn(*(a[rows, ...] for a in arrays))
 
     def n_blocks(self, X: Array) -> int:
         """The number of row blocks a pass over ``X`` runs on."""
-        return 1
+        return len(self._row_slices(X.shape[0]))
 
     def require_in_memory(self, why: str) -> None:
         """Raise ``ValueError(why)`` where X is lazy: what needs random access to its rows."""
@@ -403,13 +433,13 @@ class InMemory:
     def rows_apply(self, fn: Callable[..., Array], X: Array, *args: Any) -> Any:
         """``fn(rows, *args)`` of X's row blocks, stacked along the rows (lazily on Dask, where
         ``args`` may be results of :meth:`call`)."""
-        return fn(X, *args)
+        return self._stacked([fn(X[rows, ...], *args) for rows in self._row_slices(X.shape[0])])
 
     def start(self, fn: Callable[..., tuple[Any, Any]], X: Array) -> tuple[list, list]:
         """``fn((rows, first row)) → (state, summary)`` on every row block of ``X``: the states
         (kept) and the summaries (returned), in block order."""
-        state, summary = fn((X, 0))
-        return [state], [summary]
+        pairs = [fn((X[rows, ...], rows.start)) for rows in self._row_slices(X.shape[0])]
+        return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
 
     def step(self, fn: Callable[..., tuple[Any, Any]], states: list, *args: Any) -> tuple:
         """``fn(state, *args) → (new state, summary)`` on every block's state."""
@@ -418,8 +448,7 @@ class InMemory:
 
     def stack(self, states: list, part: Callable[[Any], Array], tail: tuple, dtype: Any) -> Array:
         """``part(state)`` (a block's rows of an n × tail array) of every block, stacked."""
-        parts = [part(state) for state in states]
-        return parts[0] if len(parts) == 1 else self.xp.concat(parts, axis=0)
+        return self._stacked([part(state) for state in states])
 
 
 class OnDask:

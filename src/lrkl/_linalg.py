@@ -26,6 +26,8 @@ import numpy as np
 import scipy.linalg
 import scipy.linalg.lapack
 
+from lrkl._typing import Array
+
 __all__ = [
     "Factor",
     "NotPositiveDefiniteError",
@@ -40,8 +42,6 @@ __all__ = [
     "solve_triangular",
     "svd",
 ]
-
-Array = Any
 
 
 # --------------------------------------------------------------------------- linalg shim

@@ -13,10 +13,9 @@ from sklearn.model_selection import check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._checks import check_number
+from lrkl._typing import Array
 
 __all__ = ["check_grid", "choose_from_grid", "cv_folds", "fold_rows", "log_grid"]
-
-Array = Any
 
 
 def cv_folds(cv: Any, X: Array, y: Array, groups: Any = None) -> list[tuple[Any, Any]]:
@@ -31,8 +30,8 @@ def fold_rows(
     """``(train rows, test rows)`` of each array for one fold (``None`` stays ``None``): the
     rows are taken on the arrays' device."""
     device = device_of(next(a for a in arrays if a is not None))
-    tr = index_array(train.tolist(), xp=xp, device=device)
-    te = index_array(test.tolist(), xp=xp, device=device)
+    tr = index_array(train, xp=xp, device=device)  # arrays or lists of row numbers
+    te = index_array(test, xp=xp, device=device)
     return [
         (None, None) if a is None else (xp.take(a, tr, axis=0), xp.take(a, te, axis=0))
         for a in arrays

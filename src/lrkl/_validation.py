@@ -21,6 +21,7 @@ from array_api_compat import is_array_api_obj
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import (
     HasMethods,
+    Hidden,
     Interval,
     InvalidParameterError,
     StrOptions,
@@ -43,11 +44,13 @@ from lrkl._backend import (
     to_numpy,
 )
 from lrkl._executor import lazy_X, lazy_y
+from lrkl._typing import Array
 from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
 
 __all__ = [
     "KERNEL_CONSTRAINT",
     "HasMethods",
+    "Hidden",
     "Interval",
     "InvalidParameterError",
     "StrOptions",
@@ -64,8 +67,6 @@ __all__ = [
     "default_kernels",
     "validate_params",
 ]
-
-Array = Any
 
 
 def default_kernels(X: Array, sample_weight: Array | None = None) -> list[Kernel]:
@@ -87,7 +88,7 @@ def check_kernel(
     sample_weight: Array | None = None,
 ) -> Kernel:
     """The kernel a parameter gives, with its ``"scale"`` widths computed from the training
-    inputs ``X`` and weights (:meth:`lrkl.kernels.Kernel.resolve`).
+    inputs ``X`` and weights (``Kernel._resolve``: ``X`` validated at the caller's door).
 
     ``kernel`` is a :class:`~lrkl.kernels.Kernel`, one of the names of
     :data:`~lrkl.kernels.KERNEL_NAMES`, or None for ``Gaussian(gamma="scale")``.

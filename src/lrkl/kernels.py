@@ -58,6 +58,7 @@ from lrkl._distances import (
 )
 from lrkl._executor import DEFAULT_MAX_ENTRIES, executor_for, row_slices
 from lrkl._linalg import sum_each_row
+from lrkl._typing import Array
 
 __all__ = [
     "COLUMNS",
@@ -74,8 +75,6 @@ __all__ = [
     "precompute_columns",
     "row_slices",
 ]
-
-Array = Any
 
 
 #: Where an algorithm's kernel columns come from: computed once and kept, or computed again in
@@ -270,10 +269,12 @@ class Kernel:
             # kernel what the estimators' fit refuses (a Linear kernel took NaN, 1-D or empty
             # X). A lazy (Dask) X is left to the caller's pass over the rows, as in fit.
 
-            def check(X: Array) -> None:
-                self._check(check_array(X, name="X", xp=xp), None, xp=xp)  # Precomputed: rows
+            def check(X: Array) -> Array:
+                checked = check_array(X, name="X", xp=xp)  # floating: the weights' dtype too
+                self._check(checked, None, xp=xp)  # Precomputed: the row numbers
+                return checked
 
-            executor_for(X, xp=xp).checked(check, X)
+            X = executor_for(X, xp=xp).checked(check, X)
         return self._resolve(X, sample_weight)
 
     def _resolve(self, X: Array, sample_weight: Array | None = None) -> Kernel:

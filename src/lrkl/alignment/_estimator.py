@@ -6,9 +6,9 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
 
 from lrkl._backend import check_array, ensure_array, get_namespace
+from lrkl._typing import Array
 from lrkl._validation import Interval, StrOptions
 from lrkl.alignment._weights import (
     ALIGNMENT_METHODS,
@@ -20,8 +20,6 @@ from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import Kernel
 
 __all__ = ["AlignmentKernelRidge", "kernel_alignment"]
-
-Array = Any
 
 
 def kernel_alignment(Ks: Sequence[Array], y: Array, /) -> tuple[Array, Array]:

@@ -6,7 +6,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
 
 from lrkl._backend import (
     check_array,
@@ -18,13 +17,12 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_option
 from lrkl._linalg import lstsq
+from lrkl._typing import Array
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.lowrank._factor import _as_dtype
 
 #: The weightings of :func:`alignment_weights`.
 ALIGNMENT_METHODS = ("align", "alignf", "alignfc")
-
-Array = Any
 
 
 # --------------------------------------------------------------------------- centred alignment

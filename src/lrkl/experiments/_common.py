@@ -1,4 +1,5 @@
-"""What every experiment shares: backend choice, a progress bar, tables and figure output."""
+"""What every experiment shares: its run settings (backend, device, output folder), a progress
+bar, tables and figure output."""
 
 from __future__ import annotations
 
@@ -6,15 +7,57 @@ import argparse
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-from lrkl._backend import BACKEND_NAMES, BackendUnavailable, resolve_backend, synchronize
+from lrkl._backend import (
+    BACKEND_NAMES,
+    BackendUnavailable,
+    from_host,
+    resolve_backend,
+    synchronize,
+)
+from lrkl._typing import Array
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every step of one reproduction run needs, made once from its command line and
+    passed down: the array library and device the data go to, ``--quick``, and the output
+    folder. Each experiment extends it with its own options (one settings object per run)."""
+
+    backend: str
+    xp: ModuleType
+    device: Any
+    quick: bool
+    out: Path
+
+    @staticmethod
+    def common(args: argparse.Namespace) -> dict[str, Any]:
+        """The shared fields from the command line (exits with the install line when the
+        backend's library is missing)."""
+        xp, device = namespace(args.backend)
+        return {
+            "backend": args.backend,
+            "xp": xp,
+            "device": device,
+            "quick": bool(args.quick),
+            "out": Path(args.out),
+        }
+
+    def put(self, a: Any) -> Array:
+        """Host data on the run's backend and device."""
+        return from_host(a, xp=self.xp, device=self.device)
+
+    def timed(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> tuple[T, float]:
+        """:func:`timed` on the run's backend."""
+        return timed(self.xp, fn, *args, **kwargs)
 
 
 def add_backend_argument(parser: argparse.ArgumentParser) -> None:

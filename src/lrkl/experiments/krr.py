@@ -23,9 +23,9 @@ separately), every fit of the grid for the two scikit-learn baselines.
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,18 +34,17 @@ from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.svm import SVR
 
 from lrkl import KernelRidgeCV
-from lrkl._backend import from_host, to_numpy
+from lrkl._backend import to_numpy
 from lrkl.datasets import PRATO_ZANNI_DATASETS, load_prato_zanni
 from lrkl.experiments._common import (
+    RunSettings,
     add_backend_argument,
     add_datasets_argument,
     format_table,
     mean_std,
-    namespace,
     output_dir,
     progress,
     require_plotting,
-    timed,
 )
 from lrkl.kernel_ridge._exact import PAPER_LAMBDAS
 from lrkl.kernel_ridge._methods import path_mse, regularization_path
@@ -94,15 +93,15 @@ def _kernel(name: str, sigma2: float) -> Kernel:
     return Linear() if name == "linear" else Gaussian(sigma2=sigma2)
 
 
-def _one_split(data: Any, split: int, kernel_name: str, cap: int | None, quick: bool, env) -> dict:
+def _one_split(data: Any, split: int, kernel_name: str, settings: KRRSettings) -> dict:
     """Errors, times and curves of every method on one split with one kernel."""
-    xp, device, timer = env
+    xp, timer = settings.xp, settings.timed
     X_tr, y_tr, X_te, y_te = data.split(random_state=split)
-    if cap is not None:
-        X_tr, y_tr = X_tr[:cap], y_tr[:cap]
+    if settings.cap is not None:
+        X_tr, y_tr = X_tr[: settings.cap], y_tr[: settings.cap]
     n = X_tr.shape[0]
     kernel = _kernel(kernel_name, data.sigma2)
-    Xb, yb, Tb = (from_host(a, xp=xp, device=device) for a in (X_tr, y_tr, X_te))
+    Xb, yb, Tb = (settings.put(a) for a in (X_tr, y_tr, X_te))
     out: dict[str, dict[str, Any]] = {}
     for label, method, bias in METHODS:
         grid = (
@@ -121,9 +120,7 @@ def _one_split(data: Any, split: int, kernel_name: str, cap: int | None, quick: 
             loo=method != "cg",
             xp=xp,
         )
-        curve = to_numpy(
-            path_mse(path, kernel, Xb, Tb, from_host(y_te, xp=xp, device=device), xp=xp)
-        )
+        curve = to_numpy(path_mse(path, kernel, Xb, Tb, settings.put(y_te), xp=xp))
         if method == "cg":
             search = KernelRidgeCV(kernel, method="cg", max_iter=CG_ITERATIONS)
             model, chosen_seconds = timer(search.fit, Xb, yb)
@@ -147,7 +144,7 @@ def _one_split(data: Any, split: int, kernel_name: str, cap: int | None, quick: 
         model = SklearnKernelRidge(alpha=n * lam, **sk_kernel).fit(X_tr, y_tr)
         errors.append(float(np.mean((model.predict(X_te) - y_te) ** 2)))
     out["sklearn KRR"] = {"best": min(errors), "seconds": time.perf_counter() - start}
-    grid = [SVR_GRID[i] for i in (0, 12, 24)] if quick else SVR_GRID
+    grid = [SVR_GRID[i] for i in (0, 12, 24)] if settings.quick else SVR_GRID
     errors, start = [], time.perf_counter()
     for C, eps in grid:
         model = SVR(C=C, epsilon=eps, **sk_kernel).fit(X_tr, y_tr)
@@ -308,24 +305,40 @@ def _figures(results: dict, out: Path) -> list[Path]:
     return paths
 
 
+@dataclass(frozen=True)
+class KRRSettings(RunSettings):
+    """One run of ``lrkl reproduce krr``."""
+
+    splits: int  # random splits per data set
+    cap: int | None  # at most this many training rows (--quick)
+    datasets: tuple[str, ...]
+
+
+def _settings(args: argparse.Namespace) -> KRRSettings:
+    return KRRSettings(
+        **RunSettings.common(args),
+        splits=args.splits if args.splits is not None else (1 if args.quick else 3),
+        cap=600 if args.quick else None,
+        datasets=tuple(args.datasets),
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the experiment and write ``krr.md`` and the figures to ``--out``."""
     require_plotting()
-    xp, device = namespace(args.backend)
-    env = (xp, device, functools.partial(timed, xp))
-    splits = args.splits if args.splits is not None else (1 if args.quick else 3)
-    cap = 600 if args.quick else None
-    jobs = [(name, s, k) for name in args.datasets for k in KERNELS for s in range(splits)]
-    loaded = {name: load_prato_zanni(name) for name in args.datasets}
+    settings = _settings(args)
+    jobs = [
+        (name, s, k) for name in settings.datasets for k in KERNELS for s in range(settings.splits)
+    ]
+    loaded = {name: load_prato_zanni(name) for name in settings.datasets}
     results: dict[tuple[str, str], list[dict]] = {}
     for name, s, k in progress(jobs, len(jobs), "krr"):
-        results.setdefault((name, k), []).append(
-            _one_split(loaded[name], s, k, cap, args.quick, env)
-        )
-    out = output_dir(args.out)
+        results.setdefault((name, k), []).append(_one_split(loaded[name], s, k, settings))
+    out = output_dir(settings.out)
+    quick_note = " (quick: at most 600 training rows)" if settings.cap else ""
     report = (
-        f"# Prato & Zanni (2012), reproduced by lrkl on {args.backend}\n\n"
-        f"{splits} split(s) per data set{' (quick: at most 600 training rows)' if cap else ''}.\n\n"
+        f"# Prato & Zanni (2012), reproduced by lrkl on {settings.backend}\n\n"
+        f"{settings.splits} split(s) per data set{quick_note}.\n\n"
         + _tables(results)
         + "\n## The paper's conclusions, measured\n\n"
         + _verdicts(results)

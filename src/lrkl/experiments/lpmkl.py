@@ -31,6 +31,7 @@ import functools
 import sys
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,18 +39,17 @@ import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
-from lrkl._backend import from_host, to_numpy
+from lrkl._backend import to_numpy
 from lrkl.datasets import LPMKL_DATASETS, get_data_home, load_lpmkl
 from lrkl.experiments._common import (
+    RunSettings,
     add_backend_argument,
     add_datasets_argument,
     format_table,
     mean_std,
-    namespace,
     output_dir,
     progress,
     require_plotting,
-    timed,
 )
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank import LowRankFeatures
@@ -186,19 +186,14 @@ def _split(name: str, run: int, sizes: Sizes) -> tuple[np.ndarray, ...]:
     X_tr, X_te, y_tr, y_te = train_test_split(
         data.X, data.y, test_size=0.3, stratify=data.y, random_state=run
     )
-    return (
-        X_tr[: sizes.max_train],
-        y_tr[: sizes.max_train],
-        X_te[: sizes.max_test],
-        y_te[: sizes.max_test],
-    )
+    train, test = slice(sizes.max_train), slice(sizes.max_test)
+    return X_tr[train], y_tr[train], X_te[test], y_te[test]
 
 
-def _low_rank(split, kernels, R, p, C, solver, run, env) -> dict:
+def _low_rank(split, kernels, R, p, C, solver, run, settings: LpMKLSettings) -> dict:
     """Fit ``LowRankMKLClassifier`` with the paper's settings (its stopping rule, and GFB in the
     paper's unit of α): seconds, accuracy, updates."""
-    xp, device = env
-    X_tr, y_tr, X_te, y_te = (from_host(a, xp=xp, device=device) for a in split)
+    X_tr, y_tr, X_te, y_te = (settings.put(a) for a in split)
     model = LowRankMKLClassifier(
         kernels,
         rank=R,
@@ -212,7 +207,7 @@ def _low_rank(split, kernels, R, p, C, solver, run, env) -> dict:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the table
-        _, seconds = timed(xp, model.fit, X_tr, y_tr)
+        _, seconds = settings.timed(model.fit, X_tr, y_tr)
     accuracy = float(np.mean(to_numpy(model.predict(X_te)) == to_numpy(y_te)))
     return {
         "seconds": seconds,
@@ -237,92 +232,96 @@ def _exact(split, kernels, p, C, memory_gib) -> dict | None:
     return {"seconds": time.perf_counter() - start, "accuracy": accuracy, "updates": updates}
 
 
-def _rank_sweeps(
-    names: list[str], sizes: Sizes, memory_gib: float, env, results: dict, done: Any
-) -> None:
+def _rank_sweeps(settings: LpMKLSettings, results: dict, done: Any) -> None:
     """Figures 1–4 into ``results``: {(p, m, name): {"exact": [...], R: [...]}} over the runs;
     ``done()`` after each split."""
+    sizes = settings.sizes
     jobs = [
-        (p, m, name, run) for p, m in sizes.sweeps for name in names for run in range(sizes.runs)
+        (p, m, name, run)
+        for p, m in sizes.sweeps
+        for name in settings.names
+        for run in range(sizes.runs)
     ]
     for p, m, name, run in progress(jobs, len(jobs), "figures 1-4"):
         split = _split(name, run, sizes)
         kernels = paper_kernels(m)
         cell = results.setdefault((p, m, name), {"n_train": split[0].shape[0]})
-        exact = _exact(split, kernels, p, C_PAPER, memory_gib)
+        exact = _exact(split, kernels, p, C_PAPER, settings.exact_memory)
         if exact is not None:
             cell.setdefault("exact", []).append(exact)
         for R in sizes.ranks:
             if split[0].shape[0] >= R:
-                fit = _low_rank(split, kernels, R, p, C_PAPER, "gfb", run, env)
+                fit = _low_rank(split, kernels, R, p, C_PAPER, "gfb", run, settings)
                 cell.setdefault(R, []).append(fit)
         done()
 
 
-def _kernel_counts(name: str, sizes: Sizes, memory_gib: float, env) -> dict:
+def _kernel_counts(settings: LpMKLSettings) -> dict:
     """Figure 5: seconds of the low-rank and the exact MKL against m (p = 2, first split)."""
-    split = _split(name, 0, sizes)
+    sizes = settings.sizes
+    split = _split(settings.names[0], 0, sizes)
     R = min(sizes.kernel_count_rank, split[0].shape[0])
     out = {}
     for m in progress(sizes.kernel_counts, len(sizes.kernel_counts), "figure 5"):
         kernels = paper_kernels(m)
         out[m] = {
-            "low-rank": _low_rank(split, kernels, R, 2.0, C_PAPER, "gfb", 0, env),
-            "exact": _exact(split, kernels, 2.0, C_PAPER, memory_gib),
+            "low-rank": _low_rank(split, kernels, R, 2.0, C_PAPER, "gfb", 0, settings),
+            "exact": _exact(split, kernels, 2.0, C_PAPER, settings.exact_memory),
         }
     return out
 
 
-def _problem(X: np.ndarray, y: np.ndarray, m: int, R: int, seed: int, env):
+def _problem(X: np.ndarray, y: np.ndarray, m: int, R: int, seed: int, settings: LpMKLSettings):
     """Problem (6) on ``m`` paper kernels of rank ``R`` (Nyström), C = 1000."""
-    xp, device = env
-    Xb = from_host(X, xp=xp, device=device)
+    Xb = settings.put(X)
     features = LowRankFeatures(paper_kernels(m), rank=R, method="nystrom", random_state=seed)
     factors = [f.G for f in features.fit(Xb).factors_]
-    labels = from_host(np.where(y > 0, 1.0, -1.0), xp=xp, device=device)
-    return svm_problem(factors, labels, C_PAPER, xp=xp)
+    labels = settings.put(np.where(y > 0, 1.0, -1.0))
+    return svm_problem(factors, labels, C_PAPER, xp=settings.xp)
 
 
-def _solve(problem, m: int, solver: str, env, **options) -> dict:
-    xp, device = env
-    d = from_host(np.full(m, 1.0 / m), xp=xp, device=device)
+def _solve(problem, m: int, solver: str, settings: LpMKLSettings, **options) -> dict:
+    xp = settings.xp
+    d = settings.put(np.full(m, 1.0 / m))
     solver_fn = SVM_SOLVERS[solver]
-    solution, seconds = timed(xp, solver_fn, problem, d, state=None, eta=0.0, xp=xp, **options)
+    solution, seconds = settings.timed(solver_fn, problem, d, state=None, eta=0.0, xp=xp, **options)
     objective = _svm_dual_objective(solution, problem, xp=xp)
     return {"seconds": seconds, "objective": objective, "iterations": solution.n_iter}
 
 
-def _problem_six(name: str, sizes: Sizes, with_ip: bool, env, out: dict, done: Any) -> None:
+def _problem_six(settings: LpMKLSettings, out: dict, done: Any) -> None:
     """Figures 6 and 7 on problem (6), d_k = 1/m, against the number of training rows, into
     ``out = {"ip": {}, "naive": {}}``; ``done()`` after each size."""
-    data = _load(name)
+    sizes = settings.sizes
+    data = _load(settings.names[0])
     for n in progress(sizes.solver_rows, len(sizes.solver_rows), "figures 6-7"):
         X, _, y, _ = train_test_split(data.X, data.y, train_size=n, stratify=data.y, random_state=0)
-        problem = _problem(X, y, 10, min(sizes.ip_rank, n), 0, env)
-        row = {"gfb": _solve(problem, 10, "gfb", env, tol=TOL_PAPER, max_iter=3000)}
-        if with_ip:
+        problem = _problem(X, y, 10, min(sizes.ip_rank, n), 0, settings)
+        row = {"gfb": _solve(problem, 10, "gfb", settings, tol=TOL_PAPER, max_iter=3000)}
+        if settings.with_ip:
             # The paper stopped its IP within 0.1 % of GFB's objective: a 1e-3 relative gap.
-            row["ip"] = _solve(problem, 10, "interior_point", env, tol=1e-3, max_iter=200)
+            row["ip"] = _solve(problem, 10, "interior_point", settings, tol=1e-3, max_iter=200)
         out["ip"][n] = row
-        problem = _problem(X, y, 20, min(sizes.naive_rank, n), 0, env)
+        problem = _problem(X, y, 20, min(sizes.naive_rank, n), 0, settings)
         out["naive"][n] = {
-            variant: _solve(problem, 20, variant, env, tol=TOL_PAPER, max_iter=3000)
+            variant: _solve(problem, 20, variant, settings, tol=TOL_PAPER, max_iter=3000)
             for variant in ("gfb", "gfb_naive")
         }
         done()
 
 
-def _solver_table(name: str, sizes: Sizes, with_ip: bool, env) -> list[list[Any]]:
+def _solver_table(settings: LpMKLSettings) -> list[list[Any]]:
     """GFB, liblinear and the interior point inside the MKL loop, on the first split."""
-    n, m, R, Cs = sizes.solver_table
-    split = _split(name, 0, sizes._replace(max_train=n))
+    n, m, R, Cs = settings.sizes.solver_table
+    split = _split(settings.names[0], 0, settings.sizes._replace(max_train=n))
+    with_ip = settings.with_ip
     solvers = ("gfb", "liblinear", "interior_point") if with_ip else ("gfb", "liblinear")
     rows = []
     for C in progress(Cs, len(Cs), "solvers"):
         for solver in solvers:
-            if solver != "gfb" and env[0].__name__.split(".")[-1] != "numpy":
+            if solver != "gfb" and settings.xp.__name__.split(".")[-1] != "numpy":
                 continue  # the host solvers take NumPy arrays only
-            fit = _low_rank(split, paper_kernels(m), R, 2.0, C, solver, 0, env)
+            fit = _low_rank(split, paper_kernels(m), R, 2.0, C, solver, 0, settings)
             rows.append(
                 [
                     f"{C:g}",
@@ -527,8 +526,9 @@ scikit-learn's SVC alternated with eq. (3) — the problem SMO-MKL solves, not S
 PENDING = "Not measured yet: the run is still going, or was stopped before this section.\n"
 
 
-def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], backend: str) -> str:
+def _report(parts: dict, settings: LpMKLSettings) -> str:
     """``lpmkl.md`` from the sections measured so far (``parts``)."""
+    sizes, names, missing = settings.sizes, settings.names, settings.missing
     n, m, R, _ = sizes.solver_table
     counts, six = parts.get("counts"), parts.get("six")
     count_rows = [
@@ -560,7 +560,7 @@ def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], bac
 
     return "\n".join(
         [
-            f"# Rakotomamonjy & Chanda, ℓp-MKL with low-rank kernels: lrkl on {backend}",
+            f"# Rakotomamonjy & Chanda, ℓp-MKL with low-rank kernels: lrkl on {settings.backend}",
             "",
             f"{sizes.runs} run(s); at most {sizes.max_train} training and {sizes.max_test} test "
             f"rows per split; C = 1000; GFB and MKL tolerances 1e-4 (the paper's)."
@@ -623,19 +623,27 @@ def _report(parts: dict, sizes: Sizes, names: list[str], missing: list[str], bac
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the experiment and write ``lpmkl.md`` and the figures to ``--out``."""
-    require_plotting()
-    xp, device = namespace(args.backend)
-    env = (xp, device)
+@dataclass(frozen=True)
+class LpMKLSettings(RunSettings):
+    """One run of ``lrkl reproduce lp-mkl``."""
+
+    sizes: Sizes
+    exact_memory: float  # GiB the exact MKL's kernel matrices may take
+    names: tuple[str, ...]  # the data sets run (in the data home)
+    missing: tuple[str, ...]  # the data sets asked for and not in the data home
+    with_ip: bool  # whether the interior point (Clarabel) runs
+
+
+def _settings(args: argparse.Namespace) -> LpMKLSettings:
+    common = RunSettings.common(args)
     sizes = QUICK if args.quick else FULL
     sizes = sizes._replace(
         runs=args.runs or sizes.runs,
         max_train=args.max_train or sizes.max_train,
         ranks=tuple(args.ranks) if args.ranks else sizes.ranks,
     )
-    names = [name for name in args.datasets if _have(name)]
-    missing = [name for name in args.datasets if name not in names]
+    names = tuple(name for name in args.datasets if _have(name))
+    missing = tuple(name for name in args.datasets if name not in names)
     if not names:
         msg = (
             f"lrkl: none of {args.datasets} is in the data home {get_data_home()} (set LRKL_DATA; "
@@ -643,7 +651,7 @@ def run(args: argparse.Namespace) -> int:
         )
         raise SystemExit(msg)
     skip_ip = None  # why the interior point cannot run here, if it cannot
-    if xp.__name__.split(".")[-1] != "numpy":
+    if common["xp"].__name__.split(".")[-1] != "numpy":
         skip_ip = f"Clarabel takes NumPy arrays, the backend is {args.backend}"
     else:
         try:
@@ -652,26 +660,39 @@ def run(args: argparse.Namespace) -> int:
             skip_ip = str(exc)
     if skip_ip is not None:
         print(f"the interior point (Figure 6, solver table) skipped: {skip_ip}", file=sys.stderr)
-    with_ip = skip_ip is None
+    return LpMKLSettings(
+        **common,
+        sizes=sizes,
+        exact_memory=args.exact_memory,
+        names=names,
+        missing=missing,
+        with_ip=skip_ip is None,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the experiment and write ``lpmkl.md`` and the figures to ``--out``."""
+    require_plotting()
+    settings = _settings(args)
 
     # The report is rewritten after every split and section: a long run stopped midway keeps
     # what it measured. The figures come at the end.
-    out = output_dir(args.out)
+    out = output_dir(settings.out)
     parts: dict = {"results": {}}
 
     def write() -> str:
-        report = _report(parts, sizes, names, missing, args.backend)
+        report = _report(parts, settings)
         (out / "lpmkl.md").write_text(report, encoding="utf-8")
         return report
 
-    _rank_sweeps(names, sizes, args.exact_memory, env, parts["results"], write)
-    parts["counts"] = _kernel_counts(names[0], sizes, args.exact_memory, env)
+    _rank_sweeps(settings, parts["results"], write)
+    parts["counts"] = _kernel_counts(settings)
     write()
     parts["six"] = {"ip": {}, "naive": {}}
-    _problem_six(names[0], sizes, with_ip, env, parts["six"], write)
-    parts["solvers"] = _solver_table(names[0], sizes, with_ip, env)
+    _problem_six(settings, parts["six"], write)
+    parts["solvers"] = _solver_table(settings)
     report = write()
-    figures = _figures(parts["results"], parts["counts"], parts["six"], sizes, out)
+    figures = _figures(parts["results"], parts["counts"], parts["six"], settings.sizes, out)
     sys.stdout.write(report)
     sys.stdout.write("\nWrote " + ", ".join(str(p) for p in [out / "lpmkl.md", *figures]) + "\n")
     return 0

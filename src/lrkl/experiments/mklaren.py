@@ -20,6 +20,7 @@ import argparse
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +35,9 @@ from lrkl.datasets import (
     load_sentiment,
 )
 from lrkl.experiments._common import (
+    RunSettings,
     add_backend_argument,
     format_table,
-    namespace,
     output_dir,
     progress,
     require_plotting,
@@ -261,26 +262,27 @@ def _fmt(values: np.ndarray) -> str:
     return f"{values.mean():.3g} ± {values.std():.2g}"
 
 
-def table1(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any) -> dict:
+def table1(settings: MklarenSettings) -> dict:
     """Table 1; returns the scores {(data set, method, rank): (splits, 2) array}."""
+    out = settings.out
     methods = METHODS
     jobs = [
         (name, method, rank)
-        for name in cfg["datasets"]
+        for name in settings.datasets
         for method in methods
-        for rank in (cfg["ranks"] if method != "uniform" else cfg["ranks"][:1])
+        for rank in (settings.ranks if method != "uniform" else settings.ranks[:1])
     ]
-    scores = _load_scores(out, args.resume)
+    scores = _load_scores(out, settings.resume)
     for key in progress(jobs, len(jobs), "Table 1"):
-        _score(key, args, cfg, out, scores, xp=xp, device=device)
+        _score(key, settings, scores)
     lines = []
-    for rank in cfg["ranks"]:
+    for rank in settings.ranks:
         header = ["data set", *methods, "paper (mklaren)", "port of ref. code"]
         rows = []
-        for name in cfg["datasets"]:
+        for name in settings.datasets:
             cells = [name]
             for method in methods:
-                key = (name, method, rank if method != "uniform" else cfg["ranks"][0])
+                key = (name, method, rank if method != "uniform" else settings.ranks[0])
                 cells.append(_fmt(scores[key][:, 0]))
             paper, port = PAPER_TABLE1.get((name, rank)), PORT_TABLE1.get((name, rank))
             cells.append(f"{paper[0]} ± {paper[1]}" if paper else "lost")
@@ -291,10 +293,10 @@ def table1(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
         rows = [
             [name]
             + [
-                _fmt(scores[name, m, rank if m != "uniform" else cfg["ranks"][0]][:, 1])
+                _fmt(scores[name, m, rank if m != "uniform" else settings.ranks[0]][:, 1])
                 for m in methods
             ]
-            for name in cfg["datasets"]
+            for name in settings.datasets
         ]
         lines.append(f"\nTable 1, K = {rank}: true RMSE of the test residual")
         lines.append(format_table(["data set", *methods], rows))
@@ -304,45 +306,34 @@ def table1(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
     return scores
 
 
-def _score(
-    key: tuple[str, str, int],
-    args: argparse.Namespace,
-    cfg: dict,
-    out: Path,
-    scores: dict,
-    *,
-    xp: Any,
-    device: Any,
-):
+def _score(key: tuple[str, str, int], settings: MklarenSettings, scores: dict):
     """The scores of ``key = (data set, method, rank)``: computed once, saved, then reused."""
     if key not in scores:
-        name, method, rank = key
         scores[key] = _evaluate(
-            name,
-            method,
-            rank,
-            splits=cfg["splits"],
-            lambdas=cfg["lambdas"],
-            first_pivot=args.first_pivot,
-            xp=xp,
-            device=device,
+            *key,
+            splits=settings.splits,
+            lambdas=settings.lambdas,
+            first_pivot=settings.first_pivot,
+            xp=settings.xp,
+            device=settings.device,
         )
-        _save_scores(out, scores)
+        _save_scores(settings.out, scores)
     return scores[key]
 
 
-def table2(args: argparse.Namespace, cfg: dict, out: Path, scores: dict, xp: Any, device: Any):
+def table2(settings: MklarenSettings, scores: dict):
     """Table 2: smallest total rank within one standard deviation of uniform."""
+    out = settings.out
     methods = ("mklaren", "csi", "icd", "nystrom")
     rows = []
-    grid = [7 * r for r in cfg["table2_ranks"]]
-    jobs = [(name, method) for name in cfg["datasets"] for method in methods]
+    grid = [7 * r for r in settings.table2_ranks]
+    jobs = [(name, method) for name in settings.datasets for method in methods]
     for name, method in progress(jobs, len(jobs), "Table 2"):
-        uni = scores[name, "uniform", cfg["ranks"][0]][:, 0]
+        uni = scores[name, "uniform", settings.ranks[0]][:, 0]
         bound = uni.mean() + uni.std()
         found = f"> {grid[-1]}"
         for rank in grid:  # scan upwards; stop at the first rank that qualifies
-            score = _score((name, method, rank), args, cfg, out, scores, xp=xp, device=device)
+            score = _score((name, method, rank), settings, scores)
             if score[:, 0].mean() <= bound:
                 found = str(rank)
                 break
@@ -444,8 +435,9 @@ def _explained_variance(X: np.ndarray, y: np.ndarray, order: Sequence[int]) -> n
     return np.array(ev)
 
 
-def sentiment(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any) -> None:
+def sentiment(settings: MklarenSettings) -> None:
     """Figure 3 and Figure 5 analogues on books, electronics and kitchen."""
+    out, xp, device = settings.out, settings.xp, settings.device
     import matplotlib
 
     matplotlib.use("Agg")
@@ -453,45 +445,47 @@ def sentiment(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: A
 
     print("\nSentiment (Figure 3/5 analogues): dvd is left out, its test split is missing.")
     methods = ("mklaren", "align", "alignf", "alignfc")
-    fig, axes = plt.subplots(1, len(cfg["domains"]), figsize=(5 * len(cfg["domains"]), 4))
+    fig, axes = plt.subplots(1, len(settings.domains), figsize=(5 * len(settings.domains), 4))
     axes = np.atleast_1d(axes)
     lines = []
     orders_kitchen = {}
-    for ax, domain in zip(axes, cfg["domains"], strict=True):
+    for ax, domain in zip(axes, settings.domains, strict=True):
         try:
-            data = load_sentiment(domain, data_home=args.data_home, max_features=cfg["features"])
+            data = load_sentiment(
+                domain, data_home=settings.data_home, max_features=settings.features
+            )
         except FileNotFoundError as exc:
             print(f"sentiment data not found ({exc}); Figure 3/5 left out")
             return
         n = data.X_train.shape[0]
         rng = np.random.default_rng(0)
         folds = []
-        for _ in range(cfg["folds"]):
+        for _ in range(settings.folds):
             perm = rng.permutation(n)
             cut = int(0.8 * n)
             folds.append((perm[:cut], perm[cut:]))
-        jobs = [(rank, f) for rank in cfg["sent_ranks"] for f in range(len(folds))]
+        jobs = [(rank, f) for rank in settings.sent_ranks for f in range(len(folds))]
         res = {}
         for rank, f in progress(jobs, len(jobs), f"Figure 3 {domain}"):
             train, val = folds[f]
-            fold = _sentiment_fold(data, train, val, rank, cfg["lambdas"], xp, device)
+            fold = _sentiment_fold(data, train, val, rank, settings.lambdas, xp, device)
             for method, (score, order) in fold.items():
                 res.setdefault((method, rank), []).append(score)
-                if domain == "kitchen" and f == 0 and rank == max(cfg["sent_ranks"]):
+                if domain == "kitchen" and f == 0 and rank == max(settings.sent_ranks):
                     orders_kitchen[method] = order
         rows = []
         for method in methods:
-            mean = [np.mean(res[method, r]) for r in cfg["sent_ranks"]]
-            std = [np.std(res[method, r]) for r in cfg["sent_ranks"]]
-            ax.errorbar(cfg["sent_ranks"], mean, yerr=std, label=method, marker="o", capsize=3)
-            rows.append([method, *(_fmt(np.array(res[method, r])) for r in cfg["sent_ranks"])])
+            mean = [np.mean(res[method, r]) for r in settings.sent_ranks]
+            std = [np.std(res[method, r]) for r in settings.sent_ranks]
+            ax.errorbar(settings.sent_ranks, mean, yerr=std, label=method, marker="o", capsize=3)
+            rows.append([method, *(_fmt(np.array(res[method, r])) for r in settings.sent_ranks)])
         ax.set(xscale="log", xlabel="rank K (number of kernels)", ylabel="test RMSE", title=domain)
         ax.legend()
         lines.append(
             f"\nFigure 3 analogue, {domain} (n_train = {n}, n_test = "
             f"{data.X_test.shape[0]}): test RMSE"
         )
-        lines.append(format_table(["method", *map(str, cfg["sent_ranks"])], rows))
+        lines.append(format_table(["method", *map(str, settings.sent_ranks)], rows))
         if domain == "kitchen":
             _figure5(data, orders_kitchen, out, plt)
     fig.tight_layout()
@@ -530,8 +524,9 @@ def _time(fn: Callable[[], Any], xp: Any) -> float:
     return time.perf_counter() - start
 
 
-def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any) -> None:
+def timing(settings: MklarenSettings) -> None:
     """Figure 4 analogue: fit time vs n (7 Gaussian kernels) and vs number of kernels."""
+    out, xp, device = settings.out, settings.xp, settings.device
     import matplotlib
 
     matplotlib.use("Agg")
@@ -540,7 +535,7 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
     rng = np.random.default_rng(0)
     kernels = paper_kernels()
     rows, by_n = [], {}
-    jobs = [(n, K) for n in cfg["time_n"] for K in cfg["time_K"]]
+    jobs = [(n, K) for n in settings.time_n for K in settings.time_K]
     for n, K in progress(jobs, len(jobs), "Figure 4 (n)"):
         X = rng.normal(size=(n, 5))
         X = (X - X.mean(axis=0)) / np.linalg.norm(X - X.mean(axis=0), axis=0)
@@ -561,17 +556,19 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
 
     # Time vs number of rank-one kernels on books (or synthetic counts without the data).
     try:
-        data = load_sentiment("books", data_home=args.data_home, max_features=max(cfg["time_p"]))
+        data = load_sentiment(
+            "books", data_home=settings.data_home, max_features=max(settings.time_p)
+        )
         X, y, source = data.X_train, data.y_train, "books"
     except FileNotFoundError:
-        X = rng.poisson(0.1, size=(1000, max(cfg["time_p"]))).astype(float)
+        X = rng.poisson(0.1, size=(1000, max(settings.time_p))).astype(float)
         y, source = rng.normal(size=1000), "synthetic counts"
     rows2, series = [], {}
     put = lambda a: from_host(a, xp=xp, device=device)  # noqa: E731
-    for p in progress(cfg["time_p"], len(cfg["time_p"]), "Figure 4 (p)"):
+    for p in progress(settings.time_p, len(settings.time_p), "Figure 4 (p)"):
         Xp = put(X[:, :p])
         model = MklarenRegressor(
-            feature_kernels(p), n_components=cfg["time_p_rank"], lookahead=1, alpha=1.0
+            feature_kernels(p), n_components=settings.time_p_rank, lookahead=1, alpha=1.0
         )
         times = {"mklaren": _time(lambda m=model, a=Xp: m.fit(a, put(y)), xp)}
         cols = [Xp[:, j] for j in range(p)]
@@ -599,7 +596,7 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
     plt.close(fig)
     text += (
         f"\n\nFigure 4 (right) analogue: time vs number of kernels ({source}, n = {X.shape[0]}, "
-        f"mklaren K = {cfg['time_p_rank']}, δ = 1; align* = kernel weights only)\n"
+        f"mklaren K = {settings.time_p_rank}, δ = 1; align* = kernel weights only)\n"
     )
     text += format_table(["p", *series], rows2)
     print("\n" + text)
@@ -609,7 +606,8 @@ def timing(args: argparse.Namespace, cfg: dict, out: Path, xp: Any, device: Any)
 # --------------------------------------------------------------------------- entry point
 
 
-def _config(args: argparse.Namespace) -> dict:
+def _sizes(args: argparse.Namespace) -> dict[str, Any]:
+    """The sizes of the run (quick or the paper's)."""
     if args.quick:
         return {
             "datasets": args.datasets or ["boston", "diabetes"],
@@ -643,24 +641,59 @@ def _config(args: argparse.Namespace) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class MklarenSettings(RunSettings):
+    """One run of ``lrkl reproduce mklaren``: the parts asked for and their sizes."""
+
+    parts: tuple[str, ...]
+    first_pivot: str
+    resume: bool
+    data_home: str | None
+    datasets: tuple[str, ...]
+    ranks: tuple[int, ...]
+    splits: int
+    lambdas: tuple[float, ...]
+    table2_ranks: tuple[int, ...]
+    domains: tuple[str, ...]
+    features: int  # the sentiment data's vocabulary
+    sent_ranks: tuple[int, ...]
+    folds: int
+    time_n: tuple[int, ...]
+    time_K: tuple[int, ...]
+    time_p: tuple[int, ...]
+    time_p_rank: int
+
+
+def _settings(args: argparse.Namespace) -> MklarenSettings:
+    sizes = _sizes(args)
+    sizes["datasets"] = tuple(sizes["datasets"])
+    return MklarenSettings(
+        **RunSettings.common(args),
+        parts=tuple(args.parts),
+        first_pivot=args.first_pivot,
+        resume=bool(args.resume),
+        data_home=args.data_home,
+        **sizes,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the parts of the experiment asked for and write tables and figures to ``--out``."""
-    xp, device = namespace(args.backend)
-    if {"table2", "timing"} & set(args.parts):  # the parts with figures
+    settings = _settings(args)
+    if {"table2", "timing"} & set(settings.parts):  # the parts with figures
         require_plotting()
-    out = output_dir(args.out)
-    cfg = _config(args)
+    out = output_dir(settings.out)
     print(
-        f"Mklaren reproduction on {args.backend}{' (quick)' if args.quick else ''}; "
-        f"first pivot: {args.first_pivot}; output in {out}"
+        f"Mklaren reproduction on {settings.backend}{' (quick)' if settings.quick else ''}; "
+        f"first pivot: {settings.first_pivot}; output in {out}"
     )
     scores = {}
-    if "table1" in args.parts or "table2" in args.parts:
-        scores = table1(args, cfg, out, xp, device)
-    if "table2" in args.parts:
-        table2(args, cfg, out, scores, xp, device)
-    if "sentiment" in args.parts:
-        sentiment(args, cfg, out, xp, device)
-    if "timing" in args.parts:
-        timing(args, cfg, out, xp, device)
+    if "table1" in settings.parts or "table2" in settings.parts:
+        scores = table1(settings)
+    if "table2" in settings.parts:
+        table2(settings, scores)
+    if "sentiment" in settings.parts:
+        sentiment(settings)
+    if "timing" in settings.parts:
+        timing(settings)
     return 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +38,16 @@ from lrkl import (
     SLKLRegressor,
     UniformRankOneRidge,
 )
-from lrkl._backend import from_host, host_namespace, to_numpy
+from lrkl._backend import host_namespace, to_numpy
 from lrkl._linalg import solve
 from lrkl.datasets import load_abalone, load_boston, load_mnist, load_usps, make_sinc
 from lrkl.experiments._common import (
+    RunSettings,
     add_backend_argument,
     format_table,
-    namespace,
     output_dir,
     progress,
     require_plotting,
-    timed,
 )
 from lrkl.kernels import Gaussian
 from lrkl.slkl._problems import slkl_problem
@@ -126,19 +126,27 @@ def _datasets() -> dict[str, tuple[np.ndarray, ...]]:
     return out
 
 
-class _Runner:
-    """Moves host data to the chosen backend once and scores models there."""
+@dataclass(frozen=True)
+class SLKLSettings(RunSettings):
+    """One run of ``lrkl reproduce slkl``."""
 
-    def __init__(self, backend: str) -> None:
-        self.xp, self.device = namespace(backend)
+    runs: int  # runs per setting
+    solver: str  # "paper" or "lrkl"
+    nu: float  # ν of Table 2
 
-    def put(self, a: np.ndarray) -> Any:
-        return from_host(a, xp=self.xp, device=self.device)
 
-    @staticmethod
-    def mse(model: Any, X: Any, y: np.ndarray) -> float:
-        """Test MSE, computed on the host from the copied predictions."""
-        return float(np.mean((to_numpy(model.predict(X)) - y) ** 2))
+def _settings(args: argparse.Namespace) -> SLKLSettings:
+    return SLKLSettings(
+        **RunSettings.common(args),
+        runs=args.runs if args.runs is not None else (2 if args.quick else 20),
+        solver=args.solver,
+        nu=args.nu,
+    )
+
+
+def _mse(model: Any, X: Any, y: np.ndarray) -> float:
+    """Test MSE, computed on the host from the copied predictions."""
+    return float(np.mean((to_numpy(model.predict(X)) - y) ** 2))
 
 
 #: The paper's model: no bias term (every estimator below is given it explicitly).
@@ -152,28 +160,28 @@ def _slkl(solver: str, **params: Any) -> SLKLRegressor:
     return SLKLRegressor(**params, **PAPER)
 
 
-def _table2(args: argparse.Namespace, runner: _Runner, data: dict, runs: int) -> dict:
+def _table2(settings: SLKLSettings, data: dict) -> dict:
     """MSE of KRRn, KRRM, Unif and SLKL, and SLKL's m0: {(name, M): {row: [per run]}}."""
-    jobs = [(name, M, r) for name in PAPER_M for M in PAPER_M[name] for r in range(runs)]
+    jobs = [(name, M, r) for name in PAPER_M for M in PAPER_M[name] for r in range(settings.runs)]
     results: dict[tuple[str, int], dict[str, list[float]]] = {}
     krrn: dict[str, float] = {}
     for name, M, r in progress(jobs, len(jobs), "Table 2"):
         X_tr, y_tr, X_te, y_te, sigma2 = data[name]
-        X_tr, y_tr, X_te = (runner.put(a) for a in (X_tr, y_tr, X_te))
+        X_tr, y_tr, X_te = (settings.put(a) for a in (X_tr, y_tr, X_te))
         kernel = Gaussian(sigma2=sigma2)
         if name not in krrn:  # one split, so KRRn does not vary over the runs
             krrn_model = KernelRidge(kernel, fit_intercept=False).fit(X_tr, y_tr)
-            krrn[name] = runner.mse(krrn_model, X_te, y_te)
+            krrn[name] = _mse(krrn_model, X_te, y_te)
         row = results.setdefault((name, M), {key: [] for key in ROWS})
         row["KRRn"].append(krrn[name])
         subset = KernelRidgeSubset(kernel, M, random_state=r, **PAPER).fit(X_tr, y_tr)
-        row["KRRM"].append(runner.mse(subset, X_te, y_te))
+        row["KRRM"].append(_mse(subset, X_te, y_te))
         unif = UniformRankOneRidge(kernel, M, 1.0 / M, random_state=r, **PAPER)
         unif.fit(X_tr, y_tr)
-        row["Unif"].append(runner.mse(unif, X_te, y_te))
-        model = _slkl(args.solver, kernel=kernel, n_columns=M, nu=args.nu, random_state=r)
+        row["Unif"].append(_mse(unif, X_te, y_te))
+        model = _slkl(settings.solver, kernel=kernel, n_columns=M, nu=settings.nu, random_state=r)
         model.fit(X_tr, y_tr)
-        row["SLKL"].append(runner.mse(model, X_te, y_te))
+        row["SLKL"].append(_mse(model, X_te, y_te))
         row["m0"].append(float(model.support_.shape[0]))
     return results
 
@@ -197,20 +205,20 @@ def _mean_std(values: list[float], integer: bool) -> str:
     return f"{mean:.4g} ± {std:.2g}"
 
 
-def _sinc_runs(runner: _Runner, data: dict, runs: int, M: int = 1000) -> list[SLKLResult]:
+def _sinc_runs(settings: SLKLSettings, data: dict, runs: int, M: int = 1000) -> list[SLKLResult]:
     """The paper's algorithm on sinc, ν = 0.01, M = 1000: histories for Figures 1 and 3.
 
     The objective is recorded every 20 iterations (the estimator records it every M), through
     the algorithm's functions directly.
     """
-    X_tr, y_tr = (runner.put(a) for a in data["sinc"][:2])
+    X_tr, y_tr = (settings.put(a) for a in data["sinc"][:2])
     n = data["sinc"][0].shape[0]
     results = []
     for r in progress(range(runs), runs, "Figures 1, 3"):
         rng = np.random.default_rng(r)
         S = sorted(rng.choice(n, size=min(M, n), replace=False).tolist())
         problem = slkl_problem(
-            X_tr, y_tr, S, kernel=Gaussian(sigma2=1.0), mode="direct", xp=runner.xp
+            X_tr, y_tr, S, kernel=Gaussian(sigma2=1.0), mode="direct", xp=settings.xp
         )
         results.append(
             solve_slkl(problem, nu=NU, step="newton", selection="random", seed=r, check_every=20)
@@ -218,11 +226,12 @@ def _sinc_runs(runner: _Runner, data: dict, runs: int, M: int = 1000) -> list[SL
     return results
 
 
-def _figure2_grid(runner: _Runner, data: dict, runs: int, quick: bool) -> dict:
+def _figure2_grid(settings: SLKLSettings, data: dict, runs: int) -> dict:
     """m0 at convergence against M for several ν (sinc), averaged over runs."""
+    quick = settings.quick
     Ms = (100, 250, 500, 1000) if quick else (50, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000)
     nus = (0.001, 0.01, 0.1) if quick else (0.0001, 0.001, 0.01, 0.1, 1.0)
-    X_tr, y_tr = (runner.put(a) for a in data["sinc"][:2])
+    X_tr, y_tr = (settings.put(a) for a in data["sinc"][:2])
     jobs = [(nu, M, r) for nu in nus for M in Ms for r in range(runs)]
     m0: dict[tuple[float, int], list[int]] = {}
     for nu, M, r in progress(jobs, len(jobs), "Figure 2"):
@@ -249,7 +258,7 @@ def _nystrom_errors(
     return int(np.sum(np.argmax(scores, axis=1) != y_test))
 
 
-def _table3(runner: _Runner, runs: int, Ms: tuple[int, ...]) -> str | None:
+def _table3(settings: SLKLSettings, Ms: tuple[int, ...]) -> str | None:
     """Table 3 on USPS: SLKL's and the Nyström classifier's test errors, SLKL's m0."""
     try:
         data = load_usps()
@@ -257,14 +266,15 @@ def _table3(runner: _Runner, runs: int, Ms: tuple[int, ...]) -> str | None:
         print(f"Table 3 skipped: {exc}", file=sys.stderr)
         return None
     kernel = Gaussian(sigma2=USPS_SIGMA2)
-    X, X_test = runner.put(data.X_train), runner.put(data.X_test)
+    X, X_test = settings.put(data.X_train), settings.put(data.X_test)
     rows: dict[int, dict[str, list[float]]] = {
         M: {"SLKL": [], "m0": [], "Nyst": [], "s": [], "binary": []} for M in Ms
     }
+    runs = settings.runs
     jobs = [(M, r) for M in Ms for r in range(runs)]
     for M, r in progress(jobs, len(jobs), "Table 3 (USPS)"):
         model = SLKLClassifier(kernel, M, NU, random_state=r, **PAPER)
-        _, seconds = timed(runner.xp, model.fit, X, data.y_train)
+        _, seconds = settings.timed(model.fit, X, data.y_train)
         scores = to_numpy(model.decision_function(X_test))
         errors = int(np.sum(np.argmax(scores, axis=1) != data.y_test))
         truth = data.y_test[:, None] == np.arange(10)
@@ -301,17 +311,17 @@ def _table3(runner: _Runner, runs: int, Ms: tuple[int, ...]) -> str | None:
     )
 
 
-def _mnist(runner: _Runner) -> str | None:
+def _mnist(settings: SLKLSettings) -> str | None:
     """§5.4: SLKL one-vs-all on MNIST's 60 000 digits at M = 1000: fit time and test error."""
     try:
         data = load_mnist()
     except FileNotFoundError as exc:
         print(f"MNIST (§5.4) skipped: {exc}", file=sys.stderr)
         return None
-    X, X_test = runner.put(data.X_train), runner.put(data.X_test)
+    X, X_test = settings.put(data.X_train), settings.put(data.X_test)
     model = SLKLClassifier(Gaussian(), MNIST_M, NU, random_state=0, **PAPER)
     print("§5.4 (MNIST): fitting ten digits on 60 000 rows", file=sys.stderr)
-    _, seconds = timed(runner.xp, model.fit, X, data.y_train)
+    _, seconds = settings.timed(model.fit, X, data.y_train)
     error = float(np.mean(to_numpy(model.predict(X_test)) != data.y_test))
     m0 = float(np.mean(np.sum(to_numpy(model.kernel_weights_) > 0, axis=1)))
     rows = [
@@ -386,29 +396,29 @@ def _figures(out: Path, models: list[SLKLResult], grid: dict) -> list[Path]:
 
 def run(args: argparse.Namespace, *, datasets: Callable[[], dict] = _datasets) -> int:
     """Regenerate Table 2 (printed beside the paper's numbers) and Figures 1–3 (PNG)."""
-    runs = args.runs if args.runs is not None else (2 if args.quick else 20)
+    settings = _settings(args)
+    runs, quick = settings.runs, settings.quick
     if runs < 1:
         print(f"--runs must be >= 1, received {runs}", file=sys.stderr)
         return 2
-    runner = _Runner(args.backend)
     require_plotting()
-    out = output_dir(args.out)
+    out = output_dir(settings.out)
     data = datasets()
-    results = _table2(args, runner, data, runs)
-    fig_runs = min(runs, 3) if args.quick else runs
-    models = _sinc_runs(runner, data, fig_runs)
-    grid = _figure2_grid(runner, data, 1 if args.quick else min(runs, 5), args.quick)
+    results = _table2(settings, data)
+    fig_runs = min(runs, 3) if quick else runs
+    models = _sinc_runs(settings, data, fig_runs)
+    grid = _figure2_grid(settings, data, 1 if quick else min(runs, 5))
     table = _format_table2(results)
-    table3 = _table3(runner, runs, PAPER_TABLE3_M[:2] if args.quick else PAPER_TABLE3_M)
-    mnist = None if args.quick else _mnist(runner)
+    table3 = _table3(settings, PAPER_TABLE3_M[:2] if quick else PAPER_TABLE3_M)
+    mnist = None if quick else _mnist(settings)
     solver = (
         "paper (direct, random, newton)"
-        if args.solver == "paper"
+        if settings.solver == "paper"
         else "lrkl defaults (auto mode, active set, KKT stop 1e-3)"
     )
     text = (
-        f"# SLKL Table 2: test MSE, mean ± std over {runs} runs (ν = {args.nu}, SLKL solver: "
-        f"{solver}, backend: {args.backend})\n\n{table}\n"
+        f"# SLKL Table 2: test MSE, mean ± std over {runs} runs (ν = {settings.nu}, SLKL solver: "
+        f"{solver}, backend: {settings.backend})\n\n{table}\n"
     )
     (out / "table2.md").write_text(text, encoding="utf-8")
     print(text)
@@ -420,6 +430,6 @@ def run(args: argparse.Namespace, *, datasets: Callable[[], dict] = _datasets) -
             (out / name).write_text(section, encoding="utf-8")
             print(section)
             print(f"wrote {out / name}")
-    if args.quick:
+    if quick:
         print("MNIST (§5.4) runs without --quick")
     return 0

@@ -3,13 +3,16 @@ regularisations of the exact estimators (:data:`KERNEL_RIDGE_METHODS`), and the 
 
 ``fit_intercept=True`` means one model in every lrkl estimator: ``f(x) = Σ_i c_i k(x_i, x) + b``
 with the bias ``b`` unpenalised, i.e. ``(K + αI) c + b 1 = y`` and ``1ᵀ c = 0`` (Prato & Zanni's
-system (7)); on explicit features, ridge regression on the centred features and targets.
+system (7)); on explicit features, ridge regression on the centred features and targets. The
+exceptions are said where they are: ``KernelRidge(penalize_intercept=True)`` (system (8)) and
+``KernelRidge(method="tikhonov")`` / ``"cg"``, whose intercept is a coefficient of ``[K 1]``,
+penalised or regularised with the others.
 """
 
 from lrkl.kernel_ridge._combined import UniformKernelRidge
 from lrkl.kernel_ridge._exact import KernelRidge, KernelRidgeCV, KernelRidgeSubset
 from lrkl.kernel_ridge._low_rank import LowRankRidge, LowRankRidgeCV
-from lrkl.kernel_ridge._methods import KERNEL_RIDGE_METHODS, RidgeMethod
+from lrkl.kernel_ridge._methods import KERNEL_RIDGE_METHODS
 from lrkl.kernel_ridge._solvers import (
     KERNEL_RIDGE_SOLVERS,
     PrimalProblem,
@@ -32,7 +35,6 @@ __all__ = [
     "LowRankRidgeCV",
     "PrimalProblem",
     "RidgeCoefficients",
-    "RidgeMethod",
     "UniformKernelRidge",
     "make_solver",
     "primal_loo_errors",

@@ -13,12 +13,11 @@ from sklearn.utils import check_random_state
 from lrkl._backend import device_of
 from lrkl._base import LRKLRegressor
 from lrkl._executor import rowwise
+from lrkl._typing import Array
 from lrkl._validation import check_predict_X
 from lrkl.kernels import DEFAULT_MAX_ENTRIES, row_slices
 
 __all__ = ["KernelExpansionRegressor", "predict_dual", "sample_rows"]
-
-Array = Any
 
 
 def predict_dual(

@@ -9,9 +9,10 @@ from __future__ import annotations
 import numbers
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from lrkl._backend import device_of
+from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     check_dense_kernel_size,
@@ -26,8 +27,6 @@ from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import _as_dtype
 
 __all__ = ["CombinedKernelRidge", "KernelCentring", "UniformKernelRidge"]
-
-Array = Any
 
 
 class KernelCentring:

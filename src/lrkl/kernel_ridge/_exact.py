@@ -21,9 +21,11 @@ from sklearn.model_selection import KFold
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._executor import executor_for
-from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows
+from lrkl._model_selection import choose_from_grid, cv_folds, fold_rows
+from lrkl._typing import Array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
+    Hidden,
     Interval,
     StrOptions,
     check_kernel,
@@ -34,6 +36,7 @@ from lrkl._validation import (
 from lrkl.kernel_ridge._base import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._methods import (
     KERNEL_RIDGE_METHODS,
+    PAPER_LAMBDAS,
     MethodSettings,
     path_mse,
     regularization_path,
@@ -52,13 +55,10 @@ __all__ = [
     "regularization_path",
 ]
 
-Array = Any
 
 #: Prato & Zanni's regularisations (:data:`~lrkl.kernel_ridge.KERNEL_RIDGE_METHODS`).
 METHODS = tuple(KERNEL_RIDGE_METHODS)
 
-#: The paper's grid: 100 values of λ geometric in [1e-10, 1e5], largest first (``α = nλ``).
-PAPER_LAMBDAS = tuple(1e5 * 1e-15 ** (i / 99) for i in range(100))
 
 #: ``bias`` (deprecated) as the two switches that replace it: (fit_intercept, penalize_intercept).
 _BIAS_SWITCHES = {"unpenalized": (True, None), "penalized": (True, True), None: (False, None)}
@@ -183,7 +183,11 @@ class KernelRidge(KernelExpansionRegressor):
         "method": [StrOptions(set(METHODS))],
         "fit_intercept": ["boolean"],
         "penalize_intercept": ["boolean", None],
-        "bias": [StrOptions({"unpenalized", "penalized", "deprecated"}), None],
+        "bias": [
+            StrOptions({"unpenalized", "penalized"}),
+            Hidden(StrOptions({"deprecated"})),
+            None,
+        ],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "solver": [StrOptions({"auto", "cholesky", "eigh"})],
         "columns": [StrOptions(set(COLUMNS))],
@@ -240,7 +244,7 @@ class KernelRidge(KernelExpansionRegressor):
         self._validate_params()
         method = KERNEL_RIDGE_METHODS[self.method]
         owner = type(self).__name__
-        intercept = method.intercept(*_intercept_switches(self), owner=owner)
+        form = method.intercept_form(*_intercept_switches(self), owner=owner)
         xp, X, y = check_X_y(
             X, y, owner=self, multi_output=True, min_samples=2, dask=method.takes_dask
         )
@@ -262,12 +266,12 @@ class KernelRidge(KernelExpansionRegressor):
         root = None if sample_weight is None else xp.sqrt(sample_weight)
         solver = "cholesky" if self.solver == "auto" else self.solver
         settings = MethodSettings(solver, self.columns, self.memory_budget, owner)
-        problem = method.set_up(X, kernel, intercept, settings, xp=xp, root=root)
-        value = self.max_iter if method.regulariser == "n_iter" else alpha
-        fit = method.solve(problem, y, value, intercept, root=root, xp=xp)
-        if method.regulariser == "n_iter":
-            self.n_iter_ = self.max_iter
+        problem = method._set_up(X, kernel, form, settings, xp=xp, root=root)
+        value = method.value(alpha, self.max_iter)
+        fit = method._solve(problem, y, value, form, root=root, xp=xp)
         self._store_fit(X, kernel, _rescaled(fit, y_scale))
+        for attribute, fitted in method.fitted(value).items():  # CG: n_iter_
+            setattr(self, attribute, fitted)
         return self
 
     def _store_fit(self, X: Array, kernel: Kernel, fit: RidgeCoefficients) -> None:
@@ -390,30 +394,25 @@ class KernelRidgeCV(KernelRidge):
         """
         self._validate_params()
         method = KERNEL_RIDGE_METHODS[self.method]
-        intercept = method.intercept(*_intercept_switches(self), owner=type(self).__name__)
+        form = method.intercept_form(*_intercept_switches(self), owner=type(self).__name__)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=3)
         # The path and its validation errors on y of unit scale (_scaling): no MSE overflows.
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         kernel = check_kernel(self.kernel, X)
-        n = X.shape[0]
-        if method.regulariser == "n_iter":
-            grid = tuple(range(1, self.max_iter + 1))
-            name, advice = "n_iter", "max_iter"
-        elif self.alphas is not None:
-            grid, name, advice = check_grid(self.alphas, name="alphas"), "alpha", "alphas"
-        else:
-            grid, name, advice = tuple(n * lam for lam in PAPER_LAMBDAS), "alpha", "alphas"
+        grid, name, advice = method.search_grid(
+            X.shape[0], alphas=self.alphas, max_iter=self.max_iter
+        )
         loo = self.cv is None and method.whole_path_at_once
         path = None
         if method.whole_path_at_once:
-            path = self._path(X, y, kernel, grid, method, intercept, loo=loo, xp=xp)
+            path = self._path(X, y, kernel, grid, method, form, loo=loo, xp=xp)
         if loo:
             per_fold = [[float(e) for e in to_numpy(path.loo_mse)]]
         else:
             folds = cv_folds(KFold(5) if self.cv is None else self.cv, X, y, groups)
             per_fold = [
-                self._fold_errors(X, y, train, test, grid, method, intercept, xp=xp)
+                self._fold_errors(X, y, train, test, grid, method, form, xp=xp)
                 for train, test in folds
             ]
         best, mse_path = choose_from_grid(
@@ -421,19 +420,17 @@ class KernelRidgeCV(KernelRidge):
             name,
             grid,
             per_fold,
-            top="the strongest regularisation" if name == "alpha" else "the last iterate run",
+            top=method.largest_value_is,
             advice=advice,
         )
         j = grid.index(best)
         if path is None:  # the path to the chosen value only
-            path = self._path(X, y, kernel, grid[: j + 1], method, intercept, loo=False, xp=xp)
+            path = self._path(X, y, kernel, grid[: j + 1], method, form, loo=False, xp=xp)
         fit = RidgeCoefficients(path.coef[j, :], path.intercept[j])
-        self.mse_path_ = scale_errors(mse_path, y_scale)
-        if name == "n_iter":
-            self.n_iter_, self.n_iters_ = int(best), grid
-        else:
-            self.alpha_, self.alphas_ = best, grid
         self._store_fit(X, kernel, _rescaled(fit, y_scale))
+        self.mse_path_ = scale_errors(mse_path, y_scale)
+        setattr(self, f"{name}_", best)  # alpha_ and alphas_, or CG's n_iter_ and n_iters_
+        setattr(self, f"{name}s_", grid)
         return self
 
     def _path(
@@ -443,14 +440,14 @@ class KernelRidgeCV(KernelRidge):
         kernel: Kernel,
         grid: Sequence[float],
         method: Any,
-        intercept: Any,
+        form: Any,
         *,
         loo: bool,
         xp: Any,
     ) -> Any:
         owner = type(self).__name__
         settings = MethodSettings("eigh", self.columns, self.memory_budget, owner)
-        return method.fit_path(X, y, kernel, grid, intercept, settings, loo=loo, xp=xp)
+        return method._fit_path(X, y, kernel, grid, form, settings, loo=loo, xp=xp)
 
     def _fold_errors(
         self,
@@ -460,14 +457,14 @@ class KernelRidgeCV(KernelRidge):
         test: Any,
         grid: Sequence[float],
         method: Any,
-        intercept: Any,
+        form: Any,
         *,
         xp: Any,
     ) -> list[float]:
         """Validation MSE of the path fitted on ``train``, one value per grid point."""
         (X_tr, X_te), (y_tr, y_te) = fold_rows(train, test, X, y, xp=xp)
         kernel = check_kernel(self.kernel, X_tr)
-        path = self._path(X_tr, y_tr, kernel, grid, method, intercept, loo=False, xp=xp)
+        path = self._path(X_tr, y_tr, kernel, grid, method, form, loo=False, xp=xp)
         mse = path_mse(path, kernel, X_tr, X_te, y_te, xp=xp)
         return [float(e) for e in to_numpy(mse)]
 
@@ -568,10 +565,10 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         if sample_weight is not None:
             root = xp.sqrt(xp.take(sample_weight, candidates, axis=0))
         rls = KERNEL_RIDGE_METHODS["rls"]
-        intercept = rls.intercept(bool(self.fit_intercept), None, owner=type(self).__name__)
+        form = rls.intercept_form(bool(self.fit_intercept), None, owner=type(self).__name__)
         settings = MethodSettings("cholesky", owner=type(self).__name__)
-        problem = rls.set_up(X, kernel, intercept, settings, xp=xp, root=root)
-        fit = _rescaled(rls.solve(problem, y, alpha, intercept, root=root, xp=xp), y_scale)
+        problem = rls._set_up(X, kernel, form, settings, xp=xp, root=root)
+        fit = _rescaled(rls._solve(problem, y, alpha, form, root=root, xp=xp), y_scale)
         self.dual_coef_, self.intercept_ = fit
         self.kernel_, self.centers_, self.n_features_in_ = kernel, X, X.shape[1]
         self.candidates_ = candidates

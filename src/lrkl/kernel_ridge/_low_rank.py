@@ -3,7 +3,8 @@
 (:class:`lrkl.lowrank.LowRankFeatures`), the Mklaren paper's ``RidgeLowRank``. The exact
 estimators on the n × n kernel matrix are in :mod:`lrkl.kernel_ridge._exact`.
 
-``fit_intercept=True`` means the same model in every estimator: an unpenalised bias ``b``,
+``fit_intercept=True`` means here what it means in every estimator (the exceptions are
+``KernelRidge``'s, see :mod:`lrkl.kernel_ridge`): an unpenalised bias ``b``,
 ``(K + αI) c + b 1 = y`` with ``1ᵀ c = 0`` (see :mod:`lrkl.kernel_ridge._solvers`). ``intercept_``
 is an array of shape () (or (n_targets,)) in the namespace and on the device of ``X``.
 """
@@ -17,6 +18,7 @@ from typing import Any
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -36,8 +38,6 @@ from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
 __all__ = ["LowRankRidge", "LowRankRidgeCV"]
-
-Array = Any
 
 
 class LowRankRidge(LRKLRegressor):

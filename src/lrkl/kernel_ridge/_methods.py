@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, NamedTuple
 
 from lrkl._executor import executor_for
+from lrkl._model_selection import check_grid
+from lrkl._typing import Array
 from lrkl._validation import check_dense_kernel_size
 from lrkl.kernel_ridge._base import predict_dual
 from lrkl.kernel_ridge._regularization import (
@@ -33,13 +35,16 @@ from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel, precompute_columns
 
 __all__ = [
     "KERNEL_RIDGE_METHODS",
+    "PAPER_LAMBDAS",
     "MethodSettings",
     "RidgeMethod",
     "path_mse",
     "regularization_path",
 ]
 
-Array = Any
+
+#: The paper's grid: 100 values of λ geometric in [1e-10, 1e5], largest first (``α = nλ``).
+PAPER_LAMBDAS = tuple(1e5 * 1e-15 ** (i / 99) for i in range(100))
 
 _ALTERNATIVE = "LowRankRidge, SLKLRegressor, or KernelRidge(method='cg', columns='on_the_fly')"
 
@@ -67,7 +72,30 @@ class RidgeMethod:
     #: The intercept model, for the messages.
     intercept_model: ClassVar[str]
 
-    def intercept(self, fit_intercept: bool, penalize_intercept: bool | None, *, owner: str) -> Any:
+    #: What the model is at the largest value of a search grid (the warning's words).
+    largest_value_is: ClassVar[str] = "the strongest regularisation"
+
+    def search_grid(
+        self, n: int, *, alphas: Sequence[float] | None, max_iter: int
+    ) -> tuple[tuple[float, ...], str, str]:
+        """The grid a search runs over on ``n`` rows, the regulariser's name (the fitted
+        attributes ``{name}_`` and ``{name}s_``) and the parameter that widens the grid:
+        ``alphas``, or the paper's ``α = nλ`` for 100 values of ``λ`` in ``[1e-10, 1e5]``."""
+        if alphas is not None:
+            return check_grid(alphas, name="alphas"), "alpha", "alphas"
+        return tuple(n * lam for lam in PAPER_LAMBDAS), "alpha", "alphas"
+
+    def value(self, alpha: float, max_iter: int) -> float:
+        """The regulariser's value of one fit with these parameters."""
+        return alpha
+
+    def fitted(self, value: float) -> dict[str, Any]:
+        """Fitted attributes that say the value of one fit, beyond the coefficients."""
+        return {}
+
+    def intercept_form(
+        self, fit_intercept: bool, penalize_intercept: bool | None, *, owner: str
+    ) -> Any:
         """The set-up's intercept argument for the estimator's two switches (here: whether
         ``K̃`` has its column of ones); a setting the method cannot give is refused with what
         it gives instead."""
@@ -81,11 +109,11 @@ class RidgeMethod:
             raise ValueError(msg)
         return bool(fit_intercept)
 
-    def set_up(
+    def _set_up(
         self,
         X: Array,
         kernel: Kernel,
-        intercept: Any,
+        form: Any,
         settings: MethodSettings,
         *,
         xp: Any,
@@ -95,35 +123,33 @@ class RidgeMethod:
         one factorisation, or CGLS's operator."""
         raise NotImplementedError
 
-    def solve(
-        self, problem: Any, y: Array, value: float, intercept: Any, *, root: Array | None, xp: Any
+    def _solve(
+        self, problem: Any, y: Array, value: float, form: Any, *, root: Array | None, xp: Any
     ) -> RidgeCoefficients:
         """The fit at ``value`` (``α``, or CG's iteration count) for ``y`` (one or more
         targets)."""
         raise NotImplementedError
 
-    def path(
-        self, problem: Any, y: Array, grid: Sequence[float], intercept: Any, *, loo: bool
-    ) -> Any:
+    def _path(self, problem: Any, y: Array, grid: Sequence[float], form: Any, *, loo: bool) -> Any:
         """The fits at every value of ``grid`` for a 1-D ``y``, with the exact leave-one-out
         errors when ``loo`` (RLS, Tikhonov)."""
         raise NotImplementedError
 
-    def fit_path(
+    def _fit_path(
         self,
         X: Array,
         y: Array,
         kernel: Kernel,
         grid: Sequence[float],
-        intercept: Any,
+        form: Any,
         settings: MethodSettings,
         *,
         loo: bool,
         xp: Any,
     ) -> Any:
-        """:meth:`set_up` on the rows, then :meth:`path` over ``grid``."""
-        problem = self.set_up(X, kernel, intercept, settings, xp=xp)
-        return self.path(problem, y, grid, intercept, loo=loo)
+        """:meth:`_set_up` on the rows, then :meth:`_path` over ``grid``."""
+        problem = self._set_up(X, kernel, form, settings, xp=xp)
+        return self._path(problem, y, grid, form, loo=loo)
 
 
 class RLS(RidgeMethod):
@@ -133,7 +159,7 @@ class RLS(RidgeMethod):
     name = "rls"
     intercept_model = "solves system (7) or (8)"
 
-    def intercept(
+    def intercept_form(
         self, fit_intercept: bool, penalize_intercept: bool | None, *, owner: str
     ) -> str | None:
         """``"unpenalized"`` (system (7)), ``"penalized"`` (system (8)) or None."""
@@ -142,21 +168,21 @@ class RLS(RidgeMethod):
             return None
         return "penalized" if penalize_intercept else "unpenalized"
 
-    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+    def _set_up(self, X, kernel, form, settings, *, xp, root=None):
         count = 1 if settings.solver == "cholesky" else 3  # K, its eigenvectors, their squares
         check_dense_kernel_size(
             X.shape[0], X, owner=settings.owner, alternative=_ALTERNATIVE, count=count
         )
         K = kernel._evaluate(X, X, xp=xp)
-        problem = rls_problem(K, intercept, solver=settings.solver, sqrt_weight=root, xp=xp)
+        problem = rls_problem(K, form, solver=settings.solver, sqrt_weight=root, xp=xp)
         if isinstance(problem.solver, EighSolver):
             _require_psd(problem.solver, kernel, xp=xp)
         return problem
 
-    def solve(self, problem, y, value, intercept, *, root, xp):
+    def _solve(self, problem, y, value, form, *, root, xp):
         return solve_rls(problem, y, value)
 
-    def path(self, problem, y, grid, intercept, *, loo):
+    def _path(self, problem, y, grid, form, *, loo):
         return rls_path(problem, y, grid, loo=loo)
 
 
@@ -167,20 +193,20 @@ class Tikhonov(RidgeMethod):
     name = "tikhonov"
     intercept_model = "penalises the intercept (a coefficient of c̃ = (c, b))"
 
-    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+    def _set_up(self, X, kernel, form, settings, *, xp, root=None):
         factor = kernel._explicit_features(X, X.shape[0] - 1, xp=xp)
         if factor is not None:  # O(n r²), no n × n matrix
-            return tikhonov_problem_from_factor(factor, bias=intercept, sqrt_weight=root, xp=xp)
+            return tikhonov_problem_from_factor(factor, bias=form, sqrt_weight=root, xp=xp)
         check_dense_kernel_size(
             X.shape[0], X, owner=settings.owner, alternative=_ALTERNATIVE, count=3
         )
         K = kernel._evaluate(X, X, xp=xp)
-        return tikhonov_problem(K, bias=intercept, sqrt_weight=root, xp=xp)
+        return tikhonov_problem(K, bias=form, sqrt_weight=root, xp=xp)
 
-    def solve(self, problem, y, value, intercept, *, root, xp):
+    def _solve(self, problem, y, value, form, *, root, xp):
         return solve_tikhonov(problem, y, value)
 
-    def path(self, problem, y, grid, intercept, *, loo):
+    def _path(self, problem, y, grid, form, *, loo):
         return tikhonov_path(problem, y, grid, loo=loo)
 
 
@@ -193,19 +219,28 @@ class CG(RidgeMethod):
     whole_path_at_once = False  # the path to t costs t iterations: run to the chosen t only
     takes_dask = True
     intercept_model = "regularises the intercept as a coefficient of c̃ = (c, b)"
+    largest_value_is = "the last iterate run"
 
-    def set_up(self, X, kernel, intercept, settings, *, xp, root=None):
+    def search_grid(self, n, *, alphas, max_iter):
+        return tuple(range(1, max_iter + 1)), "n_iter", "max_iter"
+
+    def value(self, alpha, max_iter):
+        return max_iter
+
+    def fitted(self, value):
+        return {"n_iter_": int(value)}
+
+    def _set_up(self, X, kernel, form, settings, *, xp, root=None):
         """CGLS's products with ``K``: from ``K`` stored (one evaluation, then two GEMVs per
         iteration) or from its blocks computed again in every product (memory of one block)."""
         fits = precompute_columns(settings.columns, X.shape[0] ** 2, X, settings.memory_budget)
         store = executor_for(X, xp=xp).may_store(fits)
         return kernel_operator(X, kernel, store=store, xp=xp)
 
-    def solve(self, problem, y, value, intercept, *, root, xp):
+    def _solve(self, problem, y, value, form, *, root, xp):
         columns = [y] if y.ndim == 1 else [y[:, j] for j in range(y.shape[1])]
         paths = [
-            solve_cgls(problem, col, int(value), bias=intercept, sqrt_weight=root)
-            for col in columns
+            solve_cgls(problem, col, int(value), bias=form, sqrt_weight=root) for col in columns
         ]
         coef = [p.coef[-1, :] for p in paths]
         intercept_values = [p.intercept[-1] for p in paths]
@@ -213,8 +248,8 @@ class CG(RidgeMethod):
             return RidgeCoefficients(coef[0], intercept_values[0])
         return RidgeCoefficients(xp.stack(coef, axis=1), xp.stack(intercept_values))
 
-    def path(self, problem, y, grid, intercept, *, loo):
-        return solve_cgls(problem, y, len(grid), bias=intercept)
+    def _path(self, problem, y, grid, form, *, loo):
+        return solve_cgls(problem, y, len(grid), bias=form)
 
 
 def _require_intercept_to_penalize(
@@ -274,9 +309,9 @@ def regularization_path(
     ``bias`` is the solvers' intercept: ``"unpenalized"`` (system (7)), ``"penalized"`` (system
     (8); a coefficient of ``c̃`` for Tikhonov and CG, as is ``"unpenalized"`` there) or None."""
     chosen = KERNEL_RIDGE_METHODS[method]
-    intercept = chosen.intercept(bias is not None, bias == "penalized" or None, owner=owner)
+    form = chosen.intercept_form(bias is not None, bias == "penalized" or None, owner=owner)
     settings = MethodSettings("eigh", columns, memory_budget, owner)
-    return chosen.fit_path(X, y, kernel, grid, intercept, settings, loo=loo, xp=xp)
+    return chosen._fit_path(X, y, kernel, grid, form, settings, loo=loo, xp=xp)
 
 
 def path_mse(path: Any, kernel: Kernel, X_train: Array, X: Array, y: Array, *, xp: Any) -> Array:

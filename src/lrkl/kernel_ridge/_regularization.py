@@ -32,6 +32,7 @@ from lrkl._backend import device_of, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._executor import executor_for
 from lrkl._linalg import eigh, orthogonalise, qr, svd
+from lrkl._typing import Array
 from lrkl.kernel_ridge._solvers import (
     EighSolver,
     RidgeCoefficients,
@@ -59,7 +60,6 @@ __all__ = [
     "tikhonov_problem_from_factor",
 ]
 
-Array = Any
 
 #: The bias of RLS: Prato & Zanni's system (7), system (8), or none.
 BIASES = ("unpenalized", "penalized", None)

@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
-from typing import Any
 
 from lrkl._backend import to_numpy
 from lrkl._executor import executor_for
+from lrkl._typing import Array
 
 __all__ = ["power_of_two_scale", "scale_errors", "weight_scale"]
-
-Array = Any
 
 
 def power_of_two_scale(values: Array, /, *, xp: ModuleType) -> float:

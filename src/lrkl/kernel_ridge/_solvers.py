@@ -40,6 +40,7 @@ from lrkl._linalg import (
     indefinite_threshold,
 )
 from lrkl._model_selection import check_grid
+from lrkl._typing import Array
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 
 __all__ = [
@@ -55,8 +56,6 @@ __all__ = [
     "solve_primal",
     "weigh_kernel",
 ]
-
-Array = Any
 
 
 class RidgeSolver(Protocol):

@@ -35,9 +35,7 @@ Examples
 True
 """
 
-import warnings
-from typing import Any
-
+from lrkl._base import old_module_names
 from lrkl.lowrank._cholesky import icd_column
 from lrkl.lowrank._csi import csi
 from lrkl.lowrank._factor import LowRankFactor, cholesky_features
@@ -58,19 +56,6 @@ __all__ = [
 
 #: Names that moved to :mod:`lrkl.alignment` (lowrank sits below alignment and imports nothing
 #: from it); read from here they warn and resolve lazily, for one release.
-_MOVED_TO_ALIGNMENT = ("alignment_weights", "factor_alignment")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED_TO_ALIGNMENT:
-        warnings.warn(
-            f"lrkl.lowrank.{name} moved to lrkl.alignment.{name}; the lrkl.lowrank name will be "
-            "removed in the next release",
-            FutureWarning,
-            stacklevel=2,
-        )
-        import lrkl.alignment
-
-        return getattr(lrkl.alignment, name)
-    msg = f"module {__name__!r} has no attribute {name!r}"
-    raise AttributeError(msg)
+__getattr__ = old_module_names(
+    __name__, {name: ("lrkl.alignment", name) for name in ("alignment_weights", "factor_alignment")}
+)

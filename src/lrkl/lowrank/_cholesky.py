@@ -16,12 +16,10 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_integer
 from lrkl._executor import executor_for
+from lrkl._typing import Array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype
-
-Array = Any
-
 
 # --------------------------------------------------------------------------- Cholesky columns
 

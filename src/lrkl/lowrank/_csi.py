@@ -17,6 +17,7 @@ from lrkl._backend import (
 from lrkl._checks import check_bool, check_number
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import orthogonalise
+from lrkl._typing import Array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -33,9 +34,6 @@ from lrkl.lowrank._factor import (
     _as_dtype,
     _check_rank,
 )
-
-Array = Any
-
 
 # --------------------------------------------------------------------------- CSI
 

@@ -9,10 +9,8 @@ from typing import Any, NamedTuple
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._executor import in_memory
 from lrkl._linalg import solve_triangular
+from lrkl._typing import Array
 from lrkl.kernels import Kernel
-
-Array = Any
-
 
 # --------------------------------------------------------------------------- result
 

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 from lrkl._backend import host_namespace
 from lrkl._base import LRKLTransformer
 from lrkl._executor import executor_for, rowwise
+from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -30,7 +31,6 @@ from lrkl.lowrank._nystrom import _nystrom
 
 __all__ = ["LowRankFeatures"]
 
-Array = Any
 
 METHODS = ("icd", "csi", "nystrom")
 

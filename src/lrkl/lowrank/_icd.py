@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
-from typing import Any
 
 from lrkl._backend import device_of
 from lrkl._checks import check_number
 from lrkl._executor import at_the_door, executor_for
+from lrkl._typing import Array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
@@ -19,9 +19,6 @@ from lrkl.lowrank._cholesky import (
     scaled_column,
 )
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
-
-Array = Any
-
 
 # --------------------------------------------------------------------------- ICD
 

@@ -11,12 +11,11 @@ from sklearn.utils import check_random_state
 from lrkl._backend import device_of
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
+from lrkl._typing import Array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import _diagonal, residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
-
-Array = Any
 
 #: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem``.
 NYSTROM_EIGENVALUE_FLOOR = 1e-12

@@ -2,6 +2,7 @@
 over ``Σ_k d_k V_k V_kᵀ`` by generalized forward-backward splitting, the ℓp weight update, and
 :class:`LowRankMKLClassifier`."""
 
+from lrkl._base import old_module_names
 from lrkl.lpmkl._estimator import LowRankMKLClassifier
 from lrkl.lpmkl._gfb import (
     GFBState,
@@ -9,8 +10,8 @@ from lrkl.lpmkl._gfb import (
     SVMSolution,
     auto_alpha_scale,
     duality_gap,
-    gfb_svm,
     hinge_intercept,
+    solve_gfb_svm,
     svm_dual_objective,
     svm_problem,
 )
@@ -18,10 +19,10 @@ from lrkl.lpmkl._mkl import (
     SVM_SOLVERS,
     MKLResult,
     MKLState,
-    lp_mkl,
     lp_weights,
     mkl_duality_gap,
     mkl_objective,
+    solve_lp_mkl,
 )
 
 __all__ = [
@@ -34,12 +35,18 @@ __all__ = [
     "SVMSolution",
     "auto_alpha_scale",
     "duality_gap",
-    "gfb_svm",
     "hinge_intercept",
-    "lp_mkl",
     "lp_weights",
     "mkl_duality_gap",
     "mkl_objective",
+    "solve_gfb_svm",
+    "solve_lp_mkl",
     "svm_dual_objective",
     "svm_problem",
 ]
+
+#: The solvers' old names (issue 34: named like the other solvers, ``solve_*``), for one release.
+__getattr__ = old_module_names(
+    __name__,
+    {"gfb_svm": (__name__, "solve_gfb_svm"), "lp_mkl": (__name__, "solve_lp_mkl")},
+)

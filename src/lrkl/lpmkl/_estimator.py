@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
+from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -18,11 +19,9 @@ from lrkl._validation import (
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
 from lrkl.lpmkl._gfb import _duality_gap, _svm_problem
-from lrkl.lpmkl._mkl import MAX_OUTER_ITER, MKL_STOPS, SVM_SOLVERS, MKLState, _lp_mkl
+from lrkl.lpmkl._mkl import MAX_OUTER_ITER, MKL_STOPS, SVM_SOLVERS, MKLState, _solve_lp_mkl
 
 __all__ = ["LowRankMKLClassifier"]
-
-Array = Any
 
 
 class LowRankMKLClassifier(LRKLClassifier):
@@ -260,7 +259,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         results = []
         for y_signs in signs:
             problem = _svm_problem(features, y_signs, float(self.C), xp=xp)
-            result = _lp_mkl(
+            result = _solve_lp_mkl(
                 problem,
                 float(self.p),
                 solver=self.solver,

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 from lrkl._backend import check_array, device_of
 from lrkl._checks import check_integer, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
+from lrkl._typing import Array
 
 __all__ = [
     "AUTO_SCALE_CONSTANT",
@@ -49,13 +50,12 @@ __all__ = [
     "check_weights",
     "dual_solution",
     "duality_gap",
-    "gfb_svm",
     "hinge_intercept",
+    "solve_gfb_svm",
     "svm_dual_objective",
     "svm_problem",
 ]
 
-Array = Any
 
 VARIANTS = ("split", "naive")
 BOX_UPDATES = ("gfb", "paper")
@@ -87,7 +87,7 @@ class SVMProblem(NamedTuple):
 
 class GFBState(NamedTuple):
     """The GFB auxiliary variables, one row per constraint set (for warm starts), with α's in
-    units of ``alpha_scale`` (:func:`gfb_svm`)."""
+    units of ``alpha_scale`` (:func:`solve_gfb_svm`)."""
 
     Z_gamma: Array  # shape: (n_sets, m, R)
     Z_alpha: Array  # shape: (n_sets, n)
@@ -358,7 +358,7 @@ def _naive_projections(problem: SVMProblem, d: Array, *, xp: ModuleType) -> _Pro
     return _Projections(2, apply)
 
 
-def gfb_svm(
+def solve_gfb_svm(
     problem: SVMProblem,
     d: Array,
     /,
@@ -433,7 +433,7 @@ def gfb_svm(
     if state is not None and not isinstance(state, GFBState):
         msg = f"state must be a GFBState or None, received {type(state).__name__}"
         raise TypeError(msg)
-    return _gfb_svm(
+    return _solve_gfb_svm(
         problem,
         d,
         variant=variant,
@@ -450,7 +450,7 @@ def gfb_svm(
     )
 
 
-def _gfb_svm(
+def _solve_gfb_svm(
     problem: SVMProblem,
     d: Array,
     /,
@@ -467,7 +467,7 @@ def _gfb_svm(
     state: GFBState | None = None,
     xp: ModuleType,
 ) -> SVMSolution:
-    """:func:`gfb_svm` on trusted inputs."""
+    """:func:`solve_gfb_svm` on trusted inputs."""
     m, n, R = problem.V.shape
     dev = device_of(d)
     dtype = problem.V.dtype

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from lrkl._typing import Array
 from lrkl.lpmkl._gfb import SVMProblem, SVMSolution, dual_solution
 
 __all__ = [
@@ -34,7 +35,6 @@ __all__ = [
     "require_clarabel",
 ]
 
-Array = Any
 
 #: ``intercept_scaling`` of the ``liblinear`` solver: the intercept's penalty is ``b²/(2·s²)``.
 INTERCEPT_SCALING = 10.0

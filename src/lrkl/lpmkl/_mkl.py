@@ -18,17 +18,18 @@ import functools
 import math
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lrkl._backend import check_array, device_of
 from lrkl._checks import check_integer, check_number, check_option
+from lrkl._typing import Array
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
     _feasible,
-    _gfb_svm,
     _hinge_intercept,
     _kernel_products,
+    _solve_gfb_svm,
     check_problem,
     check_solution,
     check_weights,
@@ -39,13 +40,11 @@ __all__ = [
     "SVM_SOLVERS",
     "MKLResult",
     "MKLState",
-    "lp_mkl",
     "lp_weights",
     "mkl_duality_gap",
     "mkl_objective",
+    "solve_lp_mkl",
 ]
-
-Array = Any
 
 
 def lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
@@ -119,7 +118,8 @@ def mkl_duality_gap(
     ``½ (Σ_k ‖f_k‖^{2p/(p+1)})^{(p+1)/p} + η/2 ‖α‖² + C Σ_i max(0, 1 − y_i f(x_i))``. Every such
     pair has ``D ≤ D* = P* ≤ P``: the gap bounds how far the fit is from the MKL optimum, and it
     goes to zero as the alternation converges, whatever path the iterates took. It is the
-    certificate of :func:`lp_mkl`'s ``stop="mkl_gap"``. Two passes over the features and a sort.
+    certificate of :func:`solve_lp_mkl`'s ``stop="mkl_gap"``. Two passes over the features and a
+    sort.
     """
     check_problem(problem)
     check_number(p, name="p", low=1.0)
@@ -153,7 +153,7 @@ def _mkl_duality_gap(
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
-    return functools.partial(_gfb_svm, variant=variant)
+    return functools.partial(_solve_gfb_svm, variant=variant)
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
@@ -167,7 +167,7 @@ def _host(name: str) -> Callable[..., SVMSolution]:
     return solve
 
 
-#: The stopping rules of :func:`lp_mkl` (``"gap"`` and ``"change"`` are also GFB's own).
+#: The stopping rules of :func:`solve_lp_mkl` (``"gap"`` and ``"change"`` are also GFB's own).
 MKL_STOPS = ("mkl_gap", "gap", "change")
 
 #: The share of the last MKL duality gap to which ``stop="mkl_gap"`` solves each SVM (and of
@@ -184,7 +184,7 @@ STALL_FACTOR = 0.9
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
 #: max_iter, eta, xp, stop="change", alpha_scale=1.0) -> SVMSolution``; ``stop`` and
-#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.gfb_svm`), the other two stop by their own
+#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.solve_gfb_svm`), the other two stop by their own
 #: criteria and run on NumPy only.
 SVM_SOLVERS: dict[str, Callable[..., SVMSolution]] = {
     "gfb": _gfb("split"),
@@ -217,12 +217,12 @@ class MKLResult(NamedTuple):
     converged: bool
 
 
-#: The largest ``max_outer_iter`` of :func:`lp_mkl` and ``LowRankMKLClassifier``: ``p = 1``
+#: The largest ``max_outer_iter`` of :func:`solve_lp_mkl` and ``LowRankMKLClassifier``: ``p = 1``
 #: takes a few hundred updates; past ten thousand the weights no longer move in float64.
 MAX_OUTER_ITER = 10_000
 
 
-def lp_mkl(
+def solve_lp_mkl(
     problem: SVMProblem,
     p: float,
     /,
@@ -256,7 +256,7 @@ def lp_mkl(
       liblinear gives no dual point: with it the loop stops as for ``"change"``.
     - ``"change"`` (the default here, the paper's rules, which give ``tol`` and ``weight_tol``
       their meaning): each SVM stops by the relative change of its objective (``tol``,
-      :func:`lrkl.lpmkl.gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
+      :func:`lrkl.lpmkl.solve_gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
       move by the SVM's inexactness as well as by the update, so whether and when the rule
       holds depends on the last bits of the arithmetic: the same fit can stop, or run to
       ``max_outer_iter``, on different CPUs' BLAS kernels. Use ``"mkl_gap"`` for a result
@@ -289,7 +289,7 @@ def lp_mkl(
     if callback is not None and not callable(callback):
         msg = f"callback must be callable or None, received {callback!r}"
         raise TypeError(msg)
-    return _lp_mkl(
+    return _solve_lp_mkl(
         problem,
         float(p),
         solver=solver,
@@ -308,7 +308,7 @@ def lp_mkl(
     )
 
 
-def _lp_mkl(
+def _solve_lp_mkl(
     problem: SVMProblem,
     p: float,
     /,
@@ -327,7 +327,7 @@ def _lp_mkl(
     callback: Callable[[MKLState], bool] | None = None,
     xp: ModuleType,
 ) -> MKLResult:
-    """:func:`lp_mkl` on trusted inputs."""
+    """:func:`solve_lp_mkl` on trusted inputs."""
     m = problem.V.shape[0]
     dtype = problem.V.dtype
     if weights is None:

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from lrkl._base import LRKLRegressor
 from lrkl._executor import rowwise
+from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
@@ -36,8 +37,6 @@ __all__ = ["MklarenRegressor"]
 
 #: The default total rank (fewer when there are fewer samples).
 DEFAULT_N_COMPONENTS = 200
-
-Array = Any
 
 
 class MklarenRegressor(LRKLRegressor):

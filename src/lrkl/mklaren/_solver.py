@@ -40,10 +40,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from lrkl._backend import index_array
 from lrkl._linalg import qr, solve_triangular
+from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lowrank._cholesky import (
     KernelColumns,
@@ -69,7 +70,6 @@ __all__ = [
     "solve_mklaren",
 ]
 
-Array = Any
 
 #: ``"abs"``: the first pivot maximises ``|c_i|`` (LAR, the paper); ``"signed"``: it maximises
 #: ``c_i`` and must be positive (the reference code).

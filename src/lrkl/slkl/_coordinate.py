@@ -19,7 +19,6 @@ __all__ = [
     "SLKLState",
 ]
 
-Array = Any
 
 SELECTIONS = ("random", "cyclic", "greedy")
 STEPS = ("newton", "exact", "paper")

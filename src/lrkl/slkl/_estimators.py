@@ -30,6 +30,7 @@ from sklearn.utils import check_random_state
 from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
 from lrkl._executor import executor_for
+from lrkl._typing import Array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -49,7 +50,6 @@ from lrkl.slkl._solver import SOLVERS, STOPS, SLKLResult, solve_slkl
 
 __all__ = ["SLKLClassifier", "SLKLRegressor"]
 
-Array = Any
 
 #: Constraints of the parameters SLKLRegressor, SLKLRegressorCV and slkl_path share.
 _SOLVER_CONSTRAINTS: dict = {

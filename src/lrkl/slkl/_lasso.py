@@ -17,8 +17,6 @@ from lrkl.slkl._problems import DirectProblem, GramProblem
 
 __all__: list[str] = []
 
-Array = Any
-
 
 # --------------------------------------------------------------------------- the active-set solver
 

@@ -14,6 +14,7 @@ from sklearn.utils.parallel import Parallel, delayed
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._typing import Array
 from lrkl._validation import Interval, check_kernel, check_X_y, validate_params
 from lrkl.kernel_ridge._base import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
@@ -31,8 +32,6 @@ from lrkl.slkl._problems import nu_max
 from lrkl.slkl._solver import SLKLResult, solve_slkl
 
 __all__ = ["SLKLPath", "SLKLRegressorCV", "nu_grid", "slkl_path"]
-
-Array = Any
 
 
 class SLKLPath(NamedTuple):

@@ -19,6 +19,7 @@ from typing import Any
 from lrkl._backend import device_of, from_host, host_namespace, to_numpy
 from lrkl._checks import check_option
 from lrkl._executor import executor_for
+from lrkl._typing import Array
 from lrkl.kernels import (
     COLUMNS,
     DEFAULT_MAX_ENTRIES,
@@ -38,7 +39,6 @@ __all__ = [
     "slkl_problems",
 ]
 
-Array = Any
 
 MODES = ("auto", "direct", "gram")
 
@@ -320,6 +320,7 @@ def slkl_problems(
     scale = 1.0 / xp.sqrt(k_diag)
     keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
     stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
+    filled = [0]  # X's rows stored so far: a stored X is in memory, its blocks come in order
 
     def accumulate(X_rows: Array, Y_rows: Array) -> tuple[Array, ...]:
         """``b = C_SᵀY``, the column sums, ``B`` (or its diagonal), ``Σ y²`` and ``Σ y`` over
@@ -336,7 +337,9 @@ def slkl_problems(
             else:
                 B += xp.sum(block * block, axis=0)
             if stored is not None:
-                stored[:, rows] = xp.matrix_transpose(block)
+                start = filled[0] + rows.start
+                stored[:, start : start + block.shape[0]] = xp.matrix_transpose(block)
+        filled[0] += X_rows.shape[0]
         return b, column_sum, B, xp.sum(Y_rows * Y_rows, axis=0), xp.sum(Y_rows, axis=0)
 
     b, column_sum, B, y_squares, y_sum = run.sum(accumulate, X, Y)

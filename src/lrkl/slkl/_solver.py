@@ -55,6 +55,7 @@ from threadpoolctl import ThreadpoolController
 
 from lrkl._backend import from_host, host_namespace
 from lrkl._checks import check_number, check_option
+from lrkl._typing import Array
 from lrkl.slkl._coordinate import SELECTIONS, STEPS, SLKLState, _CoordinateState, _Selector, _step
 from lrkl.slkl._lasso import _solve_lasso
 from lrkl.slkl._problems import (
@@ -69,7 +70,6 @@ __all__ = [
     "solve_slkl",
 ]
 
-Array = Any
 
 SOLVERS = ("active_set", "coordinate")
 STOPS = ("kkt", "objective")

@@ -7,6 +7,7 @@ import numbers
 from typing import Any, ClassVar
 
 from lrkl._backend import device_of, from_host, host_namespace, index_array
+from lrkl._typing import Array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
@@ -21,8 +22,6 @@ from lrkl.kernels import Kernel
 from lrkl.slkl._problems import slkl_problem
 
 __all__ = ["UniformRankOneRidge"]
-
-Array = Any
 
 
 class UniformRankOneRidge(KernelExpansionRegressor):

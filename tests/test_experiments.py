@@ -78,20 +78,30 @@ def test_reproduce_lpmkl_quick(tmp_path):
 def test_lpmkl_report_keeps_what_a_stopped_run_measured():
     """The report is rewritten after each split and section: a run stopped after its first
     split still has that split's table, and says which sections it did not reach."""
-    from lrkl.experiments.lpmkl import PENDING, QUICK, _report
+    import dataclasses
+    from pathlib import Path
 
+    import array_api_compat.numpy as xp
+
+    from lrkl.experiments.lpmkl import PENDING, QUICK, LpMKLSettings, _report
+
+    settings = LpMKLSettings(
+        backend="numpy", xp=xp, device=None, quick=True, out=Path("unused"), sizes=QUICK,
+        exact_memory=1.0, names=("svmguide1",), missing=("adult",), with_ip=False,
+    )  # fmt: skip
+    alone = dataclasses.replace(settings, missing=())
     cell = {"n_train": 300, "exact": [{"accuracy": 0.9, "seconds": 1.0, "updates": 3}]}
     cell[10] = [{"accuracy": 0.8, "seconds": 0.5, "updates": 7, "gap": 0.25}]
     parts = {"results": {(2.0, 10, "svmguide1"): cell}}
-    report = _report(parts, QUICK, ["svmguide1"], ["adult"], "numpy")
+    report = _report(parts, settings)
     assert "| 2 | 10 | svmguide1 | 300     | 0.9 ± 0   | 1 ± 0   | 0.8 ± 0  |" in report
     assert "| 7            | 0.25     |" in report
     assert report.count(PENDING) == 4  # Figures 5, 6, 7 and the solvers table
     assert "skipped: adult" in report
-    assert _report({"results": {}}, QUICK, ["svmguide1"], [], "numpy").count(PENDING) == 5
+    assert _report({"results": {}}, alone).count(PENDING) == 5
     solve = {"seconds": 0.25, "objective": -9.5, "iterations": 40}
     parts["six"] = {"ip": {200: {"gfb": solve}}, "naive": {}}  # stopped within Figure 7
-    report = _report(parts, QUICK, ["svmguide1"], [], "numpy")
+    report = _report(parts, alone)
     assert "0.25 (40 it, obj -9.5)" in report and report.count(PENDING) == 3
 
 
