@@ -170,7 +170,8 @@ def _nystrom(
     def features(rows: Array) -> tuple[Array, Array]:
         """The rows' features and ``diag(K − G Gᵀ)`` on them."""
         G_rows = _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
-        return G_rows, _diagonal(kernel, rows, xp=xp) - sum_each_row(G_rows * G_rows, xp=xp)
+        diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked at the door
+        return G_rows, diagonal - sum_each_row(G_rows * G_rows, xp=xp)
 
     G, diagonal = run.map_many(features, X, ((r,), X.dtype), ((), wide))
     return LowRankFactor(
