@@ -16,7 +16,8 @@ numpydoc_show_class_members = False
 numpydoc_validation_checks: set[str] = set()
 html_theme = "pydata_sphinx_theme"
 html_theme_options = {"github_url": "https://github.com/lrkl/lrkl"}
-exclude_patterns = ["_build", "generated/gallery/*.ipynb"]
+# The fragments are included by the pages of performance/, not documents of their own.
+exclude_patterns = ["_build", "generated/gallery/*.ipynb", "performance/fragments/*"]
 sphinx_gallery_conf = {
     "examples_dirs": "../examples",
     "gallery_dirs": "auto_examples",

@@ -20,6 +20,7 @@ import argparse
 import resource
 import time
 
+import _report
 import numpy as np
 
 from lrkl import KernelRidge, LowRankRidge, SLKLRegressor
@@ -122,12 +123,15 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=50, help="CG iterations")
     parser.add_argument("--icd", action="store_true", help="LowRankRidge(method='icd')")
     parser.add_argument("--rank", type=int, default=50, help="ICD rank")
+    _report.add_rst_argument(parser, "dask_{kind}_{where}")
     args = parser.parse_args()
-    if args.numpy:
-        numpy_run(args)
-        return
-    for workers in args.workers:
-        dask_run(args, workers)
+    kind = "cg" if args.cg else "icd" if args.icd else "slkl"
+    with _report.capture(args.rst, kind=kind, where="numpy" if args.numpy else "dask"):
+        if args.numpy:
+            numpy_run(args)
+        else:
+            for workers in args.workers:
+                dask_run(args, workers)
 
 
 if __name__ == "__main__":

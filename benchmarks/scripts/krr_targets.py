@@ -16,6 +16,7 @@ import resource
 import time
 import warnings
 
+import _report
 import numpy as np
 from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.model_selection import GridSearchCV
@@ -216,10 +217,12 @@ def main():
     parser.add_argument(
         "--kernels", nargs="+", default=["linear", "poly2", "poly3"], help="factor: the kernels"
     )
+    _report.add_rst_argument(parser, "krr_targets_{target}")
     args = parser.parse_args()
     if args.n is None:
         args.n = {"factor": 8192, "memory": 100_000}.get(args.target, 0)
-    globals()[args.target.replace("-", "_")](args)
+    with _report.capture(args.rst, target=args.target.replace("-", "_")):
+        globals()[args.target.replace("-", "_")](args)
 
 
 if __name__ == "__main__":

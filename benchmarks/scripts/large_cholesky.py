@@ -7,8 +7,9 @@ lrkl's), ``lrkl`` (``lrkl._linalg.cholesky``: direct or blocked by size) or ``ei
 (``lrkl._linalg.eigh``). The matrix is a Gaussian kernel of N points in 8 dimensions plus
 ``1e-3 I``, built in place. Each run is its own process because OpenBLAS's threaded ``potrf``
 with the SkylakeX kernel kills the process at N = 16 000 and 20 000: ``--all`` runs the grid of
-the docs (docs/backend.rst) that way and prints one line per run (a signal is reported, not
-raised). ``extra`` is the peak resident memory of the factorisation beyond the input matrix;
+the docs (docs/performance/linalg.rst) that way and prints one line per run (a signal is
+reported, not raised); ``--all --rst [NAME]`` also writes that grid into the performance
+section. ``extra`` is the peak resident memory of the factorisation beyond the input matrix;
 ``CPU`` the process's CPU time (user + system), which on one thread (``OPENBLAS_NUM_THREADS=1``)
 is the cost of the computation whatever else the machine runs.
 """
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import time
 
+import _report
 import numpy as np
 
 
@@ -85,7 +87,10 @@ def _all() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--all"]:
-        _all()
+    if sys.argv[1:2] == ["--all"]:
+        # ``--all --rst [NAME]`` also writes the grid into the performance section.
+        rst = sys.argv[3] if len(sys.argv) > 3 else "large_cholesky"
+        with _report.capture(rst if sys.argv[2:3] == ["--rst"] else None):
+            _all()
     else:
         _one(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else None)

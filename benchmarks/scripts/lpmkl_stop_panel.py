@@ -16,6 +16,7 @@ import argparse
 import time
 import warnings
 
+import _report
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -31,7 +32,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--sets", default="svmguide1,mushrooms,magic,adult")
     parser.add_argument("--C", default="1,100")
+    _report.add_rst_argument(parser, "lpmkl_stop_panel")
     args = parser.parse_args()
+    with _report.capture(args.rst):
+        panel(args)
+
+
+def panel(args: argparse.Namespace) -> None:
     print("set | C | seed | rule | fit s | test acc | updates | SVM iters | converged")
     for name in args.sets.split(","):
         try:

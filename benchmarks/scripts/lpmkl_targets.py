@@ -18,6 +18,7 @@ import argparse
 import time
 import warnings
 
+import _report
 import array_api_compat.numpy as xp
 import numpy as np
 from sklearn.model_selection import train_test_split
@@ -276,10 +277,12 @@ def main():
     parser.add_argument("--C", type=float, default=1000.0, help="C of the 'exact' comparison")
     parser.add_argument("--Cs", nargs="+", type=float, default=[0.1, 1.0, 10.0, 100.0, 1000.0])
     parser.add_argument("--constants", nargs="+", type=float, default=[0.1])
+    _report.add_rst_argument(parser, "lpmkl_targets_{target}")
     args = parser.parse_args()
     targets = {"ip": ip, "naive": naive, "exact": exact, "liblinear": liblinear, "scale": scale}
     targets["fits"] = fits
-    targets[args.target](args)
+    with _report.capture(args.rst, target=args.target):
+        targets[args.target](args)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ from lrkl.slkl._problems import slkl_problem
 from lrkl.slkl._solver import solve_slkl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _report
+
 from benchmarks.datasets import candidate_draw, slkl_panel
 
 NU = 0.01
@@ -76,7 +78,13 @@ def main() -> None:
     parser.add_argument("--draws", type=int, default=3)
     parser.add_argument("--cap", type=float, default=120.0, help="seconds per run")
     parser.add_argument("--problems", nargs="*", default=None)
+    _report.add_rst_argument(parser, "slkl_panel")
     args = parser.parse_args()
+    with _report.capture(args.rst):
+        panel(args)
+
+
+def panel(args: argparse.Namespace) -> None:
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}; nu = {NU}")
     ratios = {gap: [] for gap in GAPS}
     for name, (X, y, sigma2, M) in slkl_panel(args.problems).items():

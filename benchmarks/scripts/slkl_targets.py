@@ -15,6 +15,7 @@ import argparse
 import os
 import time
 
+import _report
 import array_api_compat.numpy as xp
 import numpy as np
 
@@ -107,11 +108,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30, help="T2: repetitions")
     parser.add_argument("--n", type=int, default=20_000, help="T3: training points")
     parser.add_argument("--M", type=int, nargs="+", default=[500, 1000, 2000], help="T3: M values")
+    _report.add_rst_argument(parser, "slkl_targets_{target}")
     args = parser.parse_args()
-    if args.target == "bandwidth":
-        bandwidth(args.repeats)
-    else:
-        krr(args.n, args.M)
+    with _report.capture(args.rst, target=args.target):
+        if args.target == "bandwidth":
+            bandwidth(args.repeats)
+        else:
+            krr(args.n, args.M)
 
 
 if __name__ == "__main__":
