@@ -14,7 +14,7 @@ from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._typing import Array
 from lrkl._validation import check_kernel
 from lrkl.kernels import Kernel
-from lrkl.lowrank._cholesky import _diagonal, residual_dtype
+from lrkl.lowrank._cholesky import residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
 
 #: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem``.
