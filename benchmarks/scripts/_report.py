@@ -103,7 +103,7 @@ def stamp() -> dict[str, str]:
     """When, where and at which commit: the fields every fragment starts with."""
     import numpy
 
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     machine = (
         f"{_cpu()}, {os.cpu_count()} cores, {_memory()}; {_blas()}; "
         f"NumPy {numpy.__version__}; {_gpu()}"
@@ -122,9 +122,13 @@ def command() -> str:
     return " ".join(["python", str(script), *sys.argv[1:]])
 
 
-def write_fragment(name: str, body: str, *, regenerate: str | None = None) -> pathlib.Path:
-    """Write ``body`` (reStructuredText) under a fresh stamp to ``fragments/NAME.rst``."""
-    fields = {**stamp(), "Regenerate": f"``{regenerate or command()}``"}
+def write_fragment(
+    name: str, body: str, *, regenerate: str | None = None, measured: dict[str, str] | None = None
+) -> pathlib.Path:
+    """Write ``body`` (reStructuredText) to ``fragments/NAME.rst`` under a stamp: this run's
+    (:func:`stamp`), or ``measured`` where the numbers come from an earlier run that recorded
+    its own date, machine and commit (an asv results file)."""
+    fields = {**(measured or stamp()), "Regenerate": f"``{regenerate or command()}``"}
     head = "\n".join(f":{key}: {value}" for key, value in fields.items())
     path = FRAGMENTS / f"{name}.rst"
     path.parent.mkdir(parents=True, exist_ok=True)
