@@ -250,9 +250,9 @@ def test_alignment_kernel_ridge_sample_weight_matches_dense(backend, data, fit_i
 
 @pytest.mark.parametrize("name", ["factor_alignment", "alignment_weights"])
 def test_alignment_functions_read_from_lowrank_warn_and_are_alignment_s(name):
-    from lrkl._base import _warn_moved
+    from lrkl._base import _warn_renamed
 
-    _warn_moved.cache_clear()  # it warns once per name and process
+    _warn_renamed.cache_clear()  # it warns once per name and process
     with pytest.warns(FutureWarning, match=rf"lrkl.lowrank.{name} is now lrkl.alignment.{name}"):
         moved = getattr(lowrank, name)
     assert moved is getattr(alignment, name)

@@ -125,9 +125,9 @@ def test_penalize_intercept_false_is_rls_system_7():
 @pytest.mark.parametrize(("old", "new"), [("gfb_svm", "solve_gfb_svm"), ("lp_mkl", "solve_lp_mkl")])
 def test_old_solver_names_warn_and_are_the_new_ones(old, new):
     import lrkl.lpmkl
-    from lrkl._base import _warn_moved
+    from lrkl._base import _warn_renamed
 
-    _warn_moved.cache_clear()  # it warns once per name and process
+    _warn_renamed.cache_clear()  # it warns once per name and process
 
     with pytest.warns(
         FutureWarning, match=rf"lrkl\.lpmkl\.{old} is now lrkl\.lpmkl\.{new}"

@@ -84,7 +84,8 @@ class LRKLEstimator(BaseEstimator):
             msg = f"{type(self).__name__!r} object has no attribute {name!r}"
             raise AttributeError(msg)
         value = getattr(self, new)  # an AttributeError (not fitted) names the new attribute
-        _warn_renamed(type(self).__name__, name, new)
+        owner = type(self).__name__
+        _warn_renamed(f"{owner}.{name}", f"{owner}.{new}")
         return value
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -141,16 +142,10 @@ class LRKLEstimator(BaseEstimator):
 
 
 @functools.cache
-def _warn_moved(old: str, new: str) -> None:
-    """The FutureWarning of a moved or renamed module-level name, once per name."""
+def _warn_renamed(old: str, new: str) -> None:
+    """The FutureWarning of a renamed or moved public name (``Class.attribute`` or
+    ``module.name``), once per name."""
     msg = f"{old} is now {new}; the old name will be removed in the next release"
-    warnings.warn(msg, FutureWarning, stacklevel=3)  # the frame that read the old name
-
-
-@functools.cache
-def _warn_renamed(owner: str, old: str, new: str) -> None:
-    """The FutureWarning of a renamed attribute, once per class and name."""
-    msg = f"{owner}.{old} is now {owner}.{new}; the old name will be removed in the next release"
     warnings.warn(msg, FutureWarning, stacklevel=3)  # the frame that read the old name
 
 
@@ -165,7 +160,7 @@ def old_module_names(module: str, renamed: dict[str, tuple[str, str]]) -> Callab
             msg = f"module {module!r} has no attribute {name!r}"
             raise AttributeError(msg)
         home, new = renamed[name]
-        _warn_moved(f"{module}.{name}", f"{home}.{new}")
+        _warn_renamed(f"{module}.{name}", f"{home}.{new}")
         return getattr(importlib.import_module(home), new)
 
     return __getattr__
