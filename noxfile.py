@@ -1,5 +1,5 @@
 """Development sessions: ``nox -s tests`` (default), tests_blas, tests_torch, tests_array_api,
-tests_cupy, tests_slow, tests_large, lint, docs, bench."""
+tests_cupy, tests_slow, tests_large, lint, docs, bench, performance."""
 
 from __future__ import annotations
 
@@ -142,3 +142,13 @@ def bench(session: nox.Session) -> None:
     session.run("asv", "machine", "--yes")
     session.run("asv", "check", "--python=same")
     session.run("asv", "run", "--quick", "--python=same", "--show-stderr", *session.posargs)
+
+
+@nox.session
+def performance(session: nox.Session) -> None:
+    """Regenerate the documentation's performance section (``docs/performance/fragments/``),
+    each fragment by its own benchmark script or asv run: hours on 2 cores, on a quiet machine.
+    ``nox -s performance -- --only NAME`` regenerates the fragments whose name contains NAME;
+    the data sets that are not bundled come from the data home (``LRKL_DATA``)."""
+    session.install(".[bench,plot,dask,qp]")
+    session.run("python", "benchmarks/scripts/regenerate.py", *session.posargs)

@@ -22,7 +22,9 @@ import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FRAGMENTS = ROOT / "docs" / "performance" / "fragments"
@@ -41,6 +43,17 @@ def add_rst_argument(parser: argparse.ArgumentParser, default: str) -> None:
         metavar="NAME",
         help=f"also write the output into docs/performance/fragments/NAME.rst ({default})",
     )
+
+
+def best_of(repeat: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    """``fn(*args, **kwargs)``'s result and the shortest of ``repeat`` wall-clock timings of it
+    (seconds)."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn(*args, **kwargs)
+        times.append(time.perf_counter() - start)
+    return out, min(times)
 
 
 def _git(*args: str) -> str:

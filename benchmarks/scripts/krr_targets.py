@@ -34,15 +34,6 @@ from lrkl.kernel_ridge._regularization import (
 from lrkl.kernels import Gaussian, Linear, Polynomial
 
 
-def best_of(repeat, fn, *args, **kwargs):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn(*args, **kwargs)
-        times.append(time.perf_counter() - start)
-    return out, min(times)
-
-
 def _split(name, seed):
     data = load_prato_zanni(name)
     return data, data.split(random_state=seed)
@@ -60,7 +51,7 @@ def path(args):
             kernel = Gaussian(sigma2=data.sigma2)
             grid = tuple(X.shape[0] * lam for lam in PAPER_LAMBDAS)
             for method, one in (("rls", "eigh"), ("tikhonov", None)):
-                _, t_path = best_of(
+                _, t_path = _report.best_of(
                     args.repeat,
                     regularization_path,
                     X,
@@ -72,7 +63,7 @@ def path(args):
                     loo=True,
                     xp=xp,
                 )
-                _, t_one = best_of(
+                _, t_one = _report.best_of(
                     args.repeat,
                     regularization_path,
                     X,
@@ -89,7 +80,7 @@ def path(args):
                 )
                 if one == "eigh":
                     model = KernelRidge(kernel, alpha=grid[50])
-                    _, t_chol = best_of(args.repeat, model.fit, X, y)
+                    _, t_chol = _report.best_of(args.repeat, model.fit, X, y)
                     line += (
                         f"; one λ by Cholesky {t_chol:.3f}s, path / Cholesky {t_path / t_chol:.2f}"
                     )
@@ -106,7 +97,7 @@ def sklearn(args):
         ours = KernelRidgeCV(Gaussian(gamma=gamma), fit_intercept=False, alphas=grid)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            _, t_ours = best_of(1, ours.fit, X, y)
+            _, t_ours = _report.best_of(1, ours.fit, X, y)
         err_ours = float(np.mean((ours.predict(T) - yt) ** 2))
         sub = grid[:: args.stride]
         search = GridSearchCV(
@@ -115,7 +106,7 @@ def sklearn(args):
             cv=5,
             scoring="neg_mean_squared_error",
         )
-        _, t_sk = best_of(1, search.fit, X, y)
+        _, t_sk = _report.best_of(1, search.fit, X, y)
         err_sk = float(np.mean((search.predict(T) - yt) ** 2))
         scale = len(grid) / len(sub)
         print(
@@ -143,10 +134,10 @@ def factor(args):
     }
     for name in args.kernels:
         kernel = kernels[name]
-        _, t_factor = best_of(
+        _, t_factor = _report.best_of(
             args.repeat, lambda k=kernel: tikhonov_problem_from_factor(k.feature_map(X), xp=xp)
         )
-        _, t_full = best_of(1, lambda k=kernel: tikhonov_problem(k(X, X), xp=xp))
+        _, t_full = _report.best_of(1, lambda k=kernel: tikhonov_problem(k(X, X), xp=xp))
         print(
             f"cpusmall n {X.shape[0]} {name} ({kernel.feature_map(X[:1]).shape[1]} features): "
             f"factor {t_factor:.4f}s, full SVD {t_full:.1f}s, ratio {t_full / t_factor:.0f}×",
