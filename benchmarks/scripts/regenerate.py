@@ -139,6 +139,8 @@ def main() -> int:
     failed = []
     for fragments, command, one_thread in chosen:
         env = {**os.environ, **(ONE_THREAD if one_thread else {})}
+        # ``python`` and ``asv`` are this interpreter's, whichever environment runs this script
+        env["PATH"] = os.pathsep.join([os.path.dirname(sys.executable), env.get("PATH", "")])
         shown = ("OPENBLAS_NUM_THREADS=1 " if one_thread else "") + command
         print(f"::: {fragments}: {shown}", flush=True)
         if args.list:
