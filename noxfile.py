@@ -89,11 +89,20 @@ def tests_array_api(session: nox.Session) -> None:
 
 @nox.session
 def tests_cupy(session: nox.Session) -> None:
-    """The backend-parametrised tests on CuPy; skipped without an NVIDIA GPU."""
+    """The backend-parametrised tests on CuPy, scikit-learn's array-API checks on CuPy included
+    (``SCIPY_ARRAY_API=1``); skipped without an NVIDIA GPU."""
     if not _has_nvidia_gpu():
         session.skip("no NVIDIA GPU on this machine (nvidia-smi -L failed): CuPy tests not run")
     session.install(".[test,cupy]")
-    session.run(*PYTEST, "-m", "not slow and not large", "-k", "cupy", *session.posargs)
+    session.run(
+        *PYTEST,
+        "-m",
+        "not slow and not large",
+        "-k",
+        "cupy",
+        *session.posargs,
+        env={"SCIPY_ARRAY_API": "1"},
+    )
 
 
 @nox.session

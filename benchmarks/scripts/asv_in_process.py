@@ -1,0 +1,87 @@
+"""Run asv benchmarks in one process with asv's own timing code (``asv_runner``).
+
+    python benchmarks/scripts/asv_in_process.py "'cupy'" "'numpy'" --out results.json
+
+For a machine lent for minutes (a GPU): ``asv run`` starts a process per parameter combination,
+which there costs more than the benchmarks. The selection is ``asv run -b``'s (a regular
+expression searched in ``name(param, ...)``), the timing ``asv_runner``'s with asv's defaults or
+``--attr key=value`` (as ``asv run -a``). Left out, since one process cannot measure them:
+``peakmem_`` and ``mem_`` benchmarks (a peak RSS shared by every combination) and benchmarks with
+a ``setup_cache``. Prints one line per combination (the median and the range of the samples) and
+writes them to ``--out`` as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import pathlib
+import re
+import statistics
+import traceback
+
+from asv_runner.discovery import disc_benchmarks, get_benchmark_from_name, update_sys_path
+
+BENCHMARKS = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _selected(patterns):
+    """(benchmark name, parameter index, label) for every combination a pattern matches."""
+    update_sys_path(str(BENCHMARKS))
+    for bench in disc_benchmarks(str(BENCHMARKS)):
+        if bench.name.split(".")[-1].startswith(("peakmem_", "mem_")) or bench.setup_cache_key:
+            continue
+        combos = itertools.product(*bench.params) if bench.params else [()]
+        for idx, combo in enumerate(combos):
+            label = f"{bench.name}({', '.join(combo)})"
+            if any(re.search(p, label) for p in patterns):
+                yield bench.name, (idx if bench.params else None), label
+
+
+def _measure(name, idx, attrs):
+    """asv_runner's result for one combination: None when skipped, else a dict or a number."""
+    bench_id = name if idx is None else f"{name}-{idx}"
+    bench = get_benchmark_from_name(str(BENCHMARKS), bench_id, attrs)
+    bench.set_cache(None)
+    if bench.do_setup():
+        return None
+    try:
+        return bench.do_run()
+    finally:
+        bench.do_teardown()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("patterns", nargs="+", help="regular expressions, as asv run -b")
+    parser.add_argument("--attr", "-a", action="append", default=[], help="key=value, as -a")
+    parser.add_argument("--out", type=pathlib.Path, help="JSON file for the results")
+    args = parser.parse_args(argv)
+    attrs = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args.attr)}
+    rows = []
+    for name, idx, label in _selected(args.patterns):
+        try:
+            result = _measure(name, idx, attrs)
+        except Exception:
+            rows.append({"benchmark": label, "error": traceback.format_exc(limit=3)})
+            print(f"{label}  FAILED\n{rows[-1]['error']}", flush=True)
+            continue
+        if isinstance(result, dict):
+            samples = result["samples"]  # seconds per call, as asv records them
+            rows.append({"benchmark": label, "samples": samples})
+            print(
+                f"{label}  {statistics.median(samples):.4g} s"
+                f"  [{min(samples):.4g}–{max(samples):.4g}, {len(samples)} samples]",
+                flush=True,
+            )
+        else:
+            rows.append({"benchmark": label, "value": result})
+            print(f"{label}  {'skipped' if result is None else result}", flush=True)
+        if args.out:
+            args.out.write_text(json.dumps(rows, indent=1))
+    return int(any("error" in r for r in rows))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
