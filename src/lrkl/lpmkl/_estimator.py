@@ -107,7 +107,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         Weight updates, at most 10 000 (``p = 1`` can take a few hundred: its weights approach
         sparsity geometrically; a loop that has not stopped by ten thousand will not).
     eta : float, default=0.0
-        Remark 1's ``η/2 ‖α‖²`` added to the SVM objective (strong convexity).
+        Remark 1's ``η/2 ‖α‖²`` added to the SVM objective (strong convexity). It penalises α
+        as a squared hinge with ``C = 1/η`` would: the kernel part of the decision function
+        shrinks as ``1/η`` while the bias tends to the class balance, so a large η (here, past
+        about 10 on a few hundred rows) predicts the majority class, as ``SVC`` does at a tiny
+        ``C``. Keep it small against the kernel's scale.
     random_state : int, RandomState or None, default=None
         Seed of the Nyström landmarks.
     callback : callable, default=None
