@@ -43,20 +43,29 @@ def _cholesky_column(
 def scaled_column(
     col: Array,  # shape: (n,), the residual kernel column of the pivot
     d: Array,  # shape: (n,), the residual diagonal
-    d_pivot: Array,  # shape: (), the pivot's residual
+    d_pivot: Array | float,  # shape: (), the pivot's residual (a float once read on the host)
     pivot: int | None,
     *,
     xp: ModuleType,
 ) -> Array:
     """``col / sqrt(d_pivot)``, exactly 0 where ``d ≤ 0`` and exactly ``sqrt(d_pivot)`` at the
-    pivot (its row among these, or None when these rows are a chunk without it)."""
-    positive = d_pivot > 0
-    root = xp.sqrt(xp.where(positive, d_pivot, xp.ones_like(d_pivot)))
-    scale = _as_dtype(xp.where(positive, 1.0 / root, xp.zeros_like(d_pivot)), col.dtype, xp=xp)
-    g = xp.where(d > 0, col * scale, xp.zeros_like(col))
+    pivot (its row among these, or None when these rows are a chunk without it).
+
+    ``d_pivot`` stays on the device unless the caller has read it already (ICD, whose pivot
+    search reads it): then the scalars are Python floats, the same values (a float64 square root
+    rounded to float32 is float32's own), without a device operation each."""
+    if isinstance(d_pivot, float):
+        root = math.sqrt(d_pivot) if d_pivot > 0 else 0.0
+        scale = 1.0 / root if root > 0 else 0.0
+    else:
+        positive = d_pivot > 0
+        root = xp.sqrt(xp.where(positive, d_pivot, 1.0))
+        scale = _as_dtype(xp.where(positive, 1.0 / root, 0.0), col.dtype, xp=xp)
+        root = _as_dtype(xp.where(positive, root, 0.0), col.dtype, xp=xp)
+    g = xp.where(d > 0, col * scale, 0.0)
     if pivot is not None:
         # The pivot entry is sqrt(d_i) exactly (0 when d_i ≤ 0), not (K_ii − ‖G_i‖²)/sqrt(d_i).
-        g[pivot] = _as_dtype(xp.where(positive, root, xp.zeros_like(d_pivot)), col.dtype, xp=xp)
+        g[pivot] = root
     return g
 
 
@@ -249,7 +258,7 @@ def remove_column(
     d = d - g * g
     if check:
         require_psd(d, rounding, xp=xp)
-    d = xp.where(d > tol, d, xp.zeros_like(d))
+    d = xp.where(d > tol, d, 0.0)
     if pivot is not None:
         d[pivot] = 0.0
     return d

@@ -121,12 +121,7 @@ def _icd(
                 if k > 0:
                     col = col - G_b[:, :k] @ g_p[:k]
                 local = pivot - offset if 0 <= pivot - offset < X_b.shape[0] else None
-                d_pivot = (
-                    d_b[local]
-                    if local is not None
-                    else xp.asarray(d_p, dtype=d_b.dtype, device=device_of(d_b))
-                )
-                g = scaled_column(col, d_b, d_pivot, local, xp=xp)
+                g = scaled_column(col, d_b, d_p, local, xp=xp)  # d_p: read by the pivot search
                 G_b[:, k] = g  # columns < k are only read: a retried step writes the same column
                 check = not kernel.psd_by_construction
                 d_b = remove_column(d_b, g, local, tol, xp=xp, check_psd=check, d_pivot=d_p)
