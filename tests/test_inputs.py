@@ -1064,3 +1064,183 @@ def test_solver_functions_refuse_a_fit_intercept_that_is_not_a_bool():
     solver = kernel_ridge.make_solver(K, "cholesky", xp=xp)
     with pytest.raises(ValueError, match=r"fit_intercept must be True or False, received 1"):
         kernel_ridge.solve_dual(solver, y, 1.0, fit_intercept=1, xp=xp)
+
+
+# --------------------------------------------------------------------------- a second sweep's finds
+
+
+def _data(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    return X, np.sin(X[:, 0]) + X[:, 1]
+
+
+def test_precomputed_integer_matrices_fit_as_their_float_values():
+    from lrkl import KernelRidge, KernelRidgeCV, LowRankRidge
+    from lrkl.kernels import Precomputed
+
+    X = np.random.default_rng(1).integers(-3, 4, size=(30, 5))
+    K = X @ X.T + 30 * np.eye(30, dtype=int)  # an integer PSD Gram matrix
+    y = np.sin(X[:, 0]) + X[:, 1]
+    rows = np.arange(30)[:, None]
+    for est in (KernelRidge(), KernelRidgeCV(), LowRankRidge(rank=10)):
+        kernel = {"kernels": [Precomputed(matrix=K)]} if "rank" in est.get_params() else None
+        params = kernel or {"kernel": Precomputed(matrix=K)}
+        as_int = clone(est).set_params(**params).fit(rows, y).predict(rows)
+        params = {
+            k: [Precomputed(matrix=K * 1.0)] if k == "kernels" else Precomputed(matrix=K * 1.0)
+            for k in params
+        }
+        as_float = clone(est).set_params(**params).fit(rows, y).predict(rows)
+        np.testing.assert_allclose(as_int, as_float, rtol=1e-12, atol=1e-12)
+
+
+def test_precomputed_functions_must_return_real_values_and_a_non_negative_diagonal():
+    from lrkl import LowRankRidge, UniformRankOneRidge
+    from lrkl.kernels import Precomputed
+
+    X, y = _data()
+    K = Gaussian(gamma=0.5)(X)
+    rows = np.arange(40)[:, None]
+
+    def pick(A, B):
+        return K[np.ix_(A[:, 0].astype(int), B[:, 0].astype(int))]
+
+    complex_kernel = Precomputed(function=lambda A, B: pick(A, B) + 1j)
+    with pytest.raises(TypeError, match=r"function must return real kernel values.*complex128"):
+        LowRankRidge(kernels=[complex_kernel], rank=5).fit(rows, y)
+    negative = Precomputed(function=pick, diagonal=lambda A: -np.ones(A.shape[0]))
+    with pytest.raises(ValueError, match=r"diagonal must return k\(x, x\) ≥ 0.*received -1"):
+        UniformRankOneRidge(kernel=negative, n_columns=10, random_state=0).fit(rows, y)
+
+
+def test_kernel_values_beyond_1e150_are_refused_and_below_fit_as_a_penalty():
+    from lrkl import LowRankMKLClassifier, LowRankRidge
+    from lrkl.kernels import Precomputed
+
+    X, y = _data()
+    K = Gaussian(gamma=0.5)(X)
+    rows = np.arange(40)[:, None]
+    with pytest.raises(ValueError, match=r"matrix must be at most 1e\+150 in absolute value"):
+        LowRankMKLClassifier(kernels=[Precomputed(matrix=K * 1e300)], rank=5).fit(rows, y > 0)
+    big = LowRankRidge(kernels=[Precomputed(matrix=K * 1e149)], rank=5).fit(rows, y)
+    small = LowRankRidge(kernels=[Precomputed(matrix=K)], rank=5, alpha=1e-149).fit(rows, y)
+    np.testing.assert_allclose(big.predict(rows), small.predict(rows), atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["cg", "rls", "tikhonov"])
+def test_kernel_ridge_on_constant_x_predicts_the_mean(method):
+    """K̃ = [11ᵀ 1] has rank one: CGLS reaches the least squares after one step and stops (its
+    next steps divided rounding by rounding: coefficients of 1e12, predictions of 1e12)."""
+    from lrkl import KernelRidge
+
+    X, y = _data()
+    model = KernelRidge(method=method, alpha=1e-3).fit(np.zeros((40, 3)), y)
+    np.testing.assert_allclose(model.predict(np.zeros((3, 3))), np.full(3, y.mean()), atol=1e-6)
+    assert np.all(np.abs(model.predict(X)) < 10 * np.abs(y).max())
+
+
+@pytest.mark.parametrize("name", ["KernelRidgeCV", "LowRankRidgeCV", "SLKLRegressorCV"])
+def test_cv_folds_and_groups_are_checked(name):
+    import lrkl
+
+    X, y = _data()
+    est = getattr(lrkl, name)
+    with pytest.raises(ValueError, match=r"cv must give row numbers of X in \[0, 39\]"):
+        est(cv=[(np.arange(30), np.arange(30, 41))]).fit(X, y)
+    with pytest.raises(ValueError, match=r"cv must give each fold non-empty .* test part"):
+        est(cv=[(np.arange(40), np.arange(0))]).fit(X, y)
+    with pytest.raises(ValueError, match=r"groups must hold one label per row of X \(40\)"):
+        est().fit(X, y, groups=np.arange(5))
+    masks = [(np.arange(40) < 30, np.arange(40) >= 30)]  # boolean masks are row numbers too
+    by_rows = [(np.arange(30), np.arange(30, 40))]
+    kw = {"random_state": 0} if name == "SLKLRegressorCV" else {}
+    with warnings.catch_warnings():  # one fold of 30 rows: the grid's edge may be chosen
+        warnings.simplefilter("ignore", UserWarning)
+        by_mask = est(cv=masks, **kw).fit(X, y).predict(X)
+        by_number = est(cv=by_rows, **kw).fit(X, y).predict(X)
+    np.testing.assert_array_equal(by_mask, by_number)
+
+
+def test_subnormal_sample_weights_fit_the_penalty_limit():
+    """Weights of 1e-310 with α = 1: the penalty is ~1e310 times the data term, whose limit is
+    the intercept alone (α / max w overflowed: NaN predictions, or "alpha ... received inf")."""
+    from lrkl import KernelRidge, UniformKernelRidge
+
+    X, y = _data()
+    for est in (KernelRidge(), UniformKernelRidge()):
+        pred = est.fit(X, y, sample_weight=np.full(40, 1e-310)).predict(X)
+        np.testing.assert_allclose(pred, np.full(40, y.mean()), atol=1e-9)
+
+
+def test_kernel_ridge_subset_refuses_a_sample_of_zero_weights():
+    from lrkl import KernelRidgeSubset
+
+    X, y = _data()
+    w = np.zeros(40)
+    w[7] = 1.0
+    est = KernelRidgeSubset(n_columns=10, random_state=0)
+    if 7 in set(est.fit(X, y).candidates_.tolist()):
+        pytest.fail("choose a seed whose sample misses row 7")
+    with pytest.raises(ValueError, match="sample_weight is 0 on all 10 rows"):
+        clone(est).fit(X, y, sample_weight=w)
+
+
+def _public_functions_with_xp():
+    import inspect
+
+    from lrkl import kernel_ridge, lowrank, lpmkl
+
+    for module in (kernel_ridge, lowrank, lpmkl):
+        for name in module.__all__:
+            fn = getattr(module, name)
+            if inspect.isfunction(fn) and "xp" in inspect.signature(fn).parameters:
+                yield f"{module.__name__}.{name}", fn
+
+
+@pytest.mark.parametrize(("name", "fn"), list(_public_functions_with_xp()))
+def test_public_functions_refuse_an_xp_that_is_not_a_namespace(name, fn):
+    import inspect
+
+    required = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.default is inspect.Parameter.empty and p.name != "xp"
+    ]
+    args = [None] * sum(p.kind is not inspect.Parameter.KEYWORD_ONLY for p in required)
+    kwargs = {p.name: None for p in required if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    for xp in (None, "numpy"):
+        with pytest.raises(TypeError, match="xp must be an array namespace"):
+            fn(*args, xp=xp, **kwargs)
+
+
+def test_row_slices_refuse_numbers_that_are_not_integers():
+    from lrkl.kernels import row_slices
+
+    with pytest.raises(ValueError, match=r"n_rows must be an integer >= 0, received 10\.5"):
+        list(row_slices(10.5, 3, 7))
+    with pytest.raises(ValueError, match="max_entries must be an integer >= 1, received 'a'"):
+        list(Gaussian(gamma=0.5).blocks(np.ones((4, 2)), max_entries="a"))
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e300])
+def test_csi_pivots_do_not_depend_on_the_scale_of_y(scale):
+    """‖Y‖² under- or overflowed: μ = κ/‖Y‖² became 0 and the pivots those of plain ICD."""
+    X, y = _data()
+    base = LowRankFeatures(method="csi", rank=5).fit(X, y).factors_[0]
+    scaled = LowRankFeatures(method="csi", rank=5).fit(X, y * scale).factors_[0]
+    assert scaled.pivots == base.pivots
+    np.testing.assert_array_equal(scaled.G, base.G)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [e for e in ESTIMATORS if hasattr(e, "predict") and not is_classifier(e)],
+    ids=lambda e: type(e).__name__,
+)
+def test_regressors_refuse_targets_near_the_largest_float(est):
+    """y at ±finfo.max predicted inf and NaN with only overflow warnings."""
+    X, y = _data()
+    top = np.finfo(np.float64).max
+    with pytest.raises(ValueError, match=r"y must be at most 1\.76e\+305 in absolute value"):
+        clone(est).fit(X, np.where(y > 0, top, -top))

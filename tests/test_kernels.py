@@ -247,7 +247,7 @@ def test_mixed_namespaces_in_kernel():
 def test_row_slices_budget():
     assert list(row_slices(5, 2, 4)) == [slice(0, 2), slice(2, 4), slice(4, 5)]
     assert list(row_slices(3, 10, 4)) == [slice(0, 1), slice(1, 2), slice(2, 3)]
-    with pytest.raises(ValueError, match="max_entries must be >= 1, received 0"):
+    with pytest.raises(ValueError, match="max_entries must be an integer >= 1, received 0"):
         list(row_slices(3, 1, 0))
 
 
@@ -467,7 +467,7 @@ def test_precomputed_rows_are_checked_where_algorithms_evaluate_it():
     match = r"X must hold integer row numbers in \[0, 3\], the rows of the 4×4 precomputed matrix"
     with pytest.raises(ValueError, match=match + r"; received 2 other value\(s\): 7, -1"):
         kernel._evaluate(rows, np.array([[1.0]]), xp=xp)
-    with pytest.raises(ValueError, match=r"Z must hold integer row numbers in \[0, 3\]"):
+    with pytest.raises(ValueError, match=r"X must hold integer row numbers in \[0, 3\]"):
         kernel._evaluate(np.array([[1.0]]), np.array([[1.5]]), xp=xp)
     with pytest.raises(ValueError, match=r"X must hold integer row numbers in \[0, 3\]"):
         kernel._diag(np.array([[4.0]]), xp=xp)

@@ -542,3 +542,18 @@ def test_a_nan_score_never_becomes_a_label():
     clf.intercept_ = clf.intercept_ * np.nan  # a model whose scores are NaN
     with pytest.raises(ValueError, match="decision values of X are not finite"):
         clf.predict(X)
+
+
+def test_a_huge_eta_gives_the_majority_class_with_finite_decision_values():
+    """η/2‖α‖² weighs α as a squared hinge with C = 1/η: the kernel part shrinks as 1/η and the
+    model tends to the class balance (eta=1e300 once gave NaN decision values after minutes)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0.3).astype(int)  # 20 of class 0, 10 of class 1
+    model = LowRankMKLClassifier(
+        kernels=[Gaussian(gamma=1.0)], rank=5, eta=1e300, random_state=0
+    ).fit(X, y)
+    decision = model.decision_function(X)
+    assert np.all(np.isfinite(decision))
+    assert np.ptp(decision) < 1e-200
+    np.testing.assert_array_equal(model.predict(X), np.zeros(30, dtype=int))

@@ -159,8 +159,8 @@ class CGFit(OnBackend):
 
 
 class CGFitFloat32(CGFit):
-    """The same fit of float32 data: the kernel blocks' distances accumulate in float64, the
-    iterates stay float32."""
+    """The same fit of float32 data: the kernel blocks' distances in float32 on rows centred on
+    the block's centres, the iterates float32."""
 
     def setup(self, n, backend):
         super().setup(n, backend)

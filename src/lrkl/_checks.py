@@ -15,7 +15,7 @@ from typing import Any
 
 import array_api_compat
 
-__all__ = ["check_integer", "check_number", "check_option"]
+__all__ = ["check_integer", "check_namespace", "check_number", "check_option"]
 
 
 def check_option(value: Any, options: Collection[Any], *, name: str) -> Any:
@@ -25,6 +25,18 @@ def check_option(value: Any, options: Collection[Any], *, name: str) -> Any:
         msg = f"{name} must be one of {allowed}, received {value!r}"
         raise ValueError(msg)
     return value
+
+
+def check_namespace(xp: Any) -> Any:
+    """``xp`` if it is an array namespace (``array_api_compat.array_namespace(X)``, NumPy 2,
+    CuPy, array-api-strict), else a :class:`TypeError`: the functional API's ``xp=``."""
+    if not all(hasattr(xp, attr) for attr in ("asarray", "isdtype", "float64")):
+        msg = (
+            "xp must be an array namespace, such as array_api_compat.array_namespace(X), "
+            f"received {xp!r}"
+        )
+        raise TypeError(msg)
+    return xp
 
 
 def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = False) -> float:

@@ -20,6 +20,7 @@ from lrkl._typing import Array
 __all__ = [
     "centred",
     "neg_squared_distances",
+    "power_of_two_scaled",
     "scale_error",
     "scaled_variance",
     "variance_weights",
@@ -126,7 +127,7 @@ def _distances_far(A: Array, B: Array, gamma: float, *, xp: ModuleType) -> Array
         return d * factor
 
 
-def _power_of_two_scale(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
+def power_of_two_scaled(X: Array, *, xp: ModuleType) -> tuple[Array, int]:
     """``X · 2⁻ᵉ`` with ``2ᵉ`` the power of two just above ``max |X|`` (exact: no rounding), and
     ``e``; ``e = 0`` for an all-zero ``X``."""
     largest = float(xp.max(xp.abs(X)))
@@ -146,7 +147,7 @@ def scaled_variance(X: Array, weights: Array | None, *, xp: ModuleType) -> tuple
     mean of the deviations is subtracted once more (the corrected two-pass algorithm of Chan,
     Golub & LeVeque), so that an offset of ``10⁸`` times the spread costs no digits.
     """
-    Xs, e = _power_of_two_scale(X, xp=xp)
+    Xs, e = power_of_two_scaled(X, xp=xp)
     if weights is None:
         D = Xs - xp.mean(Xs)
         v = float(xp.mean(D * D)) - float(xp.mean(D)) ** 2

@@ -48,6 +48,7 @@ from lrkl._backend import (
     index_array,
     require_finite,
 )
+from lrkl._checks import check_integer
 from lrkl._typing import Array
 
 #: Default budget of a kernel block: 2**22 entries, 32 MiB in float64.
@@ -56,9 +57,9 @@ DEFAULT_MAX_ENTRIES = 2**22
 
 def row_slices(n_rows: int, n_cols: int, max_entries: int = DEFAULT_MAX_ENTRIES) -> Iterator[slice]:
     """Slices over ``n_rows`` rows such that each block of ``n_cols`` columns fits the budget."""
-    if max_entries < 1:
-        msg = f"max_entries must be >= 1, received {max_entries}"
-        raise ValueError(msg)
+    n_rows = check_integer(n_rows, name="n_rows", low=0)
+    n_cols = check_integer(n_cols, name="n_cols", low=0)
+    max_entries = check_integer(max_entries, name="max_entries")
     step = max(1, max_entries // max(n_cols, 1))
     for start in range(0, n_rows, step):
         yield slice(start, min(start + step, n_rows))

@@ -186,7 +186,6 @@ def _raise_failed_pivot(a: Array, /, *, size: int, offset: int) -> None:
     """Raise :class:`NotPositiveDefiniteError` with the pivot at which ``a`` fails, found by
     LAPACK on a host copy: the error path only, so that the pivot is the same on every
     backend. Returns if ``a`` turns out positive definite (the caller re-raises its error)."""
-    import numpy as np
 
     from lrkl._backend import to_numpy
 
@@ -347,8 +346,11 @@ def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
         (syevd,) = scipy.linalg.lapack.get_lapack_funcs(("syevd",), (a,))
         w, v, info = syevd(a, compute_v=1, lower=1)
         if info != 0:
-            msg = f"the eigendecomposition of a {a.shape[0]} × {a.shape[0]} matrix did not converge"
-            raise np.linalg.LinAlgError(msg)
+            msg = (
+                f"the eigendecomposition of a {a.shape[0]} × {a.shape[0]} matrix did not converge "
+                "(LAPACK syevd): its entries are not finite or span beyond float64's range"
+            )
+            raise ValueError(msg)
         return w, v
     w, v = xp.linalg.eigh(a)
     return w, v

@@ -9,19 +9,58 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 from sklearn.model_selection import check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._checks import check_number
 from lrkl._typing import Array
 
-__all__ = ["check_grid", "choose_from_grid", "cv_folds", "fold_rows", "log_grid"]
+__all__ = ["check_grid", "check_groups", "choose_from_grid", "cv_folds", "fold_rows", "log_grid"]
+
+
+def check_groups(groups: Any, n_samples: int) -> np.ndarray | None:
+    """``groups`` as a host array of one label per row of X, or None (also where no splitter
+    reads it: a wrong length is refused, not ignored)."""
+    if groups is None:
+        return None
+    groups = np.asarray(to_numpy(groups) if hasattr(groups, "shape") else groups)
+    if groups.ndim != 1 or groups.shape[0] != n_samples:
+        msg = (
+            f"groups must hold one label per row of X ({n_samples}), received shape {groups.shape}"
+        )
+        raise ValueError(msg)
+    return groups
 
 
 def cv_folds(cv: Any, X: Array, y: Array, groups: Any = None) -> list[tuple[Any, Any]]:
     """The ``(train, test)`` row numbers of each fold of scikit-learn's ``check_cv(cv)``
-    (an int, a splitter or an iterable of folds), split on host copies of ``X`` and ``y``."""
-    return list(check_cv(cv).split(to_numpy(X), to_numpy(y), groups))
+    (an int, a splitter or an iterable of folds), split on host copies of ``X`` and ``y``;
+    each fold's rows checked: row numbers of X (or boolean masks of its length), a training
+    and a test part that are not empty."""
+    n = X.shape[0]
+    folds = []
+    for k, (train, test) in enumerate(check_cv(cv).split(to_numpy(X), to_numpy(y), groups)):
+        rows = []
+        for part, name in ((train, "training"), (test, "test")):
+            part = np.asarray(part)
+            if part.dtype == bool and part.shape == (n,):
+                part = np.flatnonzero(part)
+            if part.ndim != 1 or part.size == 0 or part.dtype.kind not in "iu":
+                msg = (
+                    f"cv must give each fold non-empty integer row numbers of X; fold {k}'s "
+                    f"{name} part is {part.dtype} of shape {part.shape}"
+                )
+                raise ValueError(msg)
+            if int(part.min()) < 0 or int(part.max()) >= n:
+                msg = (
+                    f"cv must give row numbers of X in [0, {n - 1}]; fold {k}'s {name} part "
+                    f"holds {int(part.min())} to {int(part.max())}"
+                )
+                raise ValueError(msg)
+            rows.append(part)
+        folds.append((rows[0], rows[1]))
+    return folds
 
 
 def fold_rows(

@@ -12,6 +12,7 @@ received.
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
@@ -237,6 +238,14 @@ def check_X_y(
         raise ValueError(msg)
     y = check_array(y, name="y", xp=xp, ndim=(1, 2) if multi_output else 1, dtype=X.dtype)
     check_consistent_length(X=X, y=y)
+    # Targets near the dtype's largest value: a prediction (a weighted sum of them) overflows
+    bound = float(xp.finfo(y.dtype).max) / 1024
+    if math.prod(y.shape) and float(xp.max(xp.abs(y))) > bound:
+        msg = (
+            f"y must be at most {bound:.3g} in absolute value (1/1024 of {y.dtype}'s largest "
+            f"value, so that predictions stay finite), received {float(xp.max(xp.abs(y))):.3g}"
+        )
+        raise ValueError(msg)
     if X.shape[0] < min_samples:
         msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)

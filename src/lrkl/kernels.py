@@ -42,11 +42,9 @@ from typing import Any
 from lrkl._backend import (
     check_array,
     device_memory,
-    device_of,
     ensure_array,
     get_namespace,
     require_finite,
-    widest_float,
 )
 from lrkl._checks import check_number, check_option
 from lrkl._distances import (
@@ -57,6 +55,12 @@ from lrkl._distances import (
     variance_weights,
 )
 from lrkl._executor import DEFAULT_MAX_ENTRIES, executor_for, row_slices
+from lrkl._kernel_values import (
+    MAX_KERNEL_VALUE,
+    as_float,
+    check_kernel_matrix,
+    check_kernel_values,
+)
 from lrkl._linalg import sum_each_row
 from lrkl._typing import Array
 
@@ -65,6 +69,7 @@ __all__ = [
     "DEFAULT_MAX_ENTRIES",
     "DEFAULT_MEMORY_BUDGET",
     "KERNEL_NAMES",
+    "MAX_KERNEL_VALUE",
     "Gaussian",
     "Kernel",
     "Laplacian",
@@ -549,38 +554,7 @@ class Precomputed(Kernel):
             msg = "give exactly one of matrix or function to Precomputed"
             raise ValueError(msg)
         if matrix is not None:
-            matrix = ensure_array(matrix, name="matrix")  # lists are taken as NumPy
-            shape = tuple(matrix.shape)
-            if len(shape) != 2 or shape[0] != shape[1]:
-                msg = f"matrix must be a square 2-D array, received shape {shape}"
-                raise ValueError(msg)
-            xp = get_namespace(matrix)
-            kind = getattr(getattr(matrix, "dtype", None), "kind", "f")  # NumPy's dtype kinds
-            if kind not in "biuf":
-                msg = (
-                    "matrix must hold kernel values (float, integer or boolean), received dtype "
-                    f"{matrix.dtype}"
-                )
-                raise TypeError(msg)
-            if not bool(xp.all(xp.isfinite(matrix))):
-                msg = (
-                    f"matrix must hold finite kernel values, received a {shape[0]}×{shape[1]} "
-                    "array with NaN or infinity"
-                )
-                raise ValueError(msg)
-            # A PSD matrix has k(x, x) ≥ 0: a negative diagonal entry proves it is not one, in
-            # O(n) (the factorisations catch the rest on the way).
-            diagonal_values = xp.astype(
-                xp.linalg.diagonal(matrix), widest_float(xp, device_of(matrix))
-            )
-            if bool(xp.any(diagonal_values < 0.0)):
-                lowest = float(xp.min(diagonal_values))
-                msg = (
-                    "matrix must be positive semi-definite (a kernel matrix), received a "
-                    f"negative diagonal entry {lowest:.4g}"
-                )
-                raise ValueError(msg)
-            _require_symmetric(matrix, xp=xp)
+            matrix = check_kernel_matrix(matrix)
         elif not callable(function):
             msg = f"function must be callable, received {type(function).__name__}"
             raise TypeError(msg)
@@ -604,7 +578,8 @@ class Precomputed(Kernel):
     def _check(self, X: Array, Z: Array | None, *, xp: ModuleType) -> tuple[Array, Array]:
         if self.matrix is None:
             return super()._check(X, Z, xp=xp)
-        return self._indices(X, "X", xp=xp), self._indices(X if Z is None else Z, "Z", xp=xp)
+        # Z is the user's X too (new rows, or the training rows): named as the user gave it
+        return self._indices(X, "X", xp=xp), self._indices(X if Z is None else Z, "X", xp=xp)
 
     def _indices(self, X: Array, name: str, *, xp: ModuleType) -> Array:
         X = check_array(X, name=name, xp=xp, dtype=X.dtype)
@@ -640,55 +615,22 @@ class Precomputed(Kernel):
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
         if self.function is not None:
             K = self.function(X, Z)
-            return _check_values(K, (X.shape[0], Z.shape[0]), "function", xp=xp)
+            return check_kernel_values(K, (X.shape[0], Z.shape[0]), "function", xp=xp)
         rows = xp.take(self.matrix, self._rows(X, "X", xp=xp), axis=0)
-        return xp.take(rows, self._rows(Z, "Z", xp=xp), axis=1)
+        return as_float(xp.take(rows, self._rows(Z, "X", xp=xp), axis=1), xp=xp)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         if self.matrix is not None:
             n = self.matrix.shape[0]
             idx = self._rows(X, "X", xp=xp)
-            return xp.take(xp.reshape(self.matrix, (n * n,)), idx * (n + 1))
+            return as_float(xp.take(xp.reshape(self.matrix, (n * n,)), idx * (n + 1)), xp=xp)
         if self.diagonal is not None:
-            return _check_values(self.diagonal(X), (X.shape[0],), "diagonal", xp=xp)
+            d = check_kernel_values(self.diagonal(X), (X.shape[0],), "diagonal", xp=xp)
+            if bool(xp.any(d < 0.0)):  # k(x, x) ≥ 0 for any kernel
+                msg = (
+                    "Precomputed diagonal must return k(x, x) ≥ 0 (a kernel's diagonal), received "
+                    f"{float(xp.min(d)):.4g}"
+                )
+                raise ValueError(msg)
+            return d
         return super()._diag(X, xp=xp)
-
-
-def _require_symmetric(matrix: Array, *, xp: ModuleType) -> None:
-    """Refuse a matrix that is not symmetric beyond rounding (``√ε · max|K|`` with the ε of its
-    floating dtype, float64's for integers, as the PSD checks): the factorisations read one
-    triangle and predictions the rows, so an asymmetric one gave a model of neither. One pass
-    in square tiles, no ``n × n`` temporary."""
-    n, tile = matrix.shape[0], 1024
-    dtype = widest_float(xp, device_of(matrix))
-    # the matrix's own rounding (a float32 Gram matrix's mirrors differ by float32 steps)
-    floating = xp.isdtype(matrix.dtype, "real floating")
-    eps = float(xp.finfo(matrix.dtype if floating else dtype).eps)
-    worst, top = 0.0, 0.0
-    for i in range(0, n, tile):  # square tiles against their mirrors: both read by rows
-        for j in range(i, n, tile):
-            i_end, j_end = min(i + tile, n), min(j + tile, n)  # in bounds (the standard's slices)
-            block = xp.astype(matrix[i:i_end, j:j_end], dtype, copy=False)
-            mirror = xp.matrix_transpose(matrix[j:j_end, i:i_end])
-            mirror = xp.astype(mirror, dtype, copy=False)
-            worst = max(worst, float(xp.max(xp.abs(block - mirror))))
-            top = max(top, float(xp.max(xp.abs(block))))
-    if worst > math.sqrt(eps) * top:
-        msg = (
-            "matrix must be symmetric (a kernel matrix), received one whose entries differ from "
-            f"their transposes by up to {worst:.3g} (largest entry {top:.3g})"
-        )
-        raise ValueError(msg)
-
-
-def _check_values(K: Any, shape: tuple[int, ...], name: str, *, xp: ModuleType) -> Array:
-    """The values a user's ``function`` or ``diagonal`` returned, checked: an array of
-    ``shape`` with finite values."""
-    if not hasattr(K, "shape") or tuple(K.shape) != shape:
-        received = tuple(K.shape) if hasattr(K, "shape") else type(K).__name__
-        msg = f"Precomputed {name} must return an array of shape {shape}, received {received}"
-        raise ValueError(msg)
-    if not bool(xp.all(xp.isfinite(K))):
-        msg = f"Precomputed {name} returned NaN or infinity among its {shape} values"
-        raise ValueError(msg)
-    return K

@@ -21,7 +21,7 @@ from sklearn.model_selection import KFold
 
 from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._executor import executor_for
-from lrkl._model_selection import choose_from_grid, cv_folds, fold_rows
+from lrkl._model_selection import check_groups, choose_from_grid, cv_folds, fold_rows
 from lrkl._typing import Array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
@@ -396,6 +396,7 @@ class KernelRidgeCV(KernelRidge):
         method = KERNEL_RIDGE_METHODS[self.method]
         form = method.intercept_form(*_intercept_switches(self), owner=type(self).__name__)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=3)
+        groups = check_groups(groups, X.shape[0])
         # The path and its validation errors on y of unit scale (_scaling): no MSE overflows.
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
@@ -563,7 +564,15 @@ class KernelRidgeSubset(KernelExpansionRegressor):
         y = xp.take(y, candidates, axis=0) / y_scale
         root = None
         if sample_weight is not None:
-            root = xp.sqrt(xp.take(sample_weight, candidates, axis=0))
+            weights = xp.take(sample_weight, candidates, axis=0)
+            if not bool(xp.any(weights > 0)):
+                msg = (
+                    f"sample_weight is 0 on all {M} rows that {type(self).__name__} sampled "
+                    "(n_columns): nothing to fit; give more rows a positive weight or raise "
+                    "n_columns"
+                )
+                raise ValueError(msg)
+            root = xp.sqrt(weights)
         rls = KERNEL_RIDGE_METHODS["rls"]
         form = rls.intercept_form(bool(self.fit_intercept), None, owner=type(self).__name__)
         settings = MethodSettings("cholesky", owner=type(self).__name__)

@@ -17,7 +17,14 @@ from typing import Any
 
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
-from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._model_selection import (
+    check_grid,
+    check_groups,
+    choose_from_grid,
+    cv_folds,
+    fold_rows,
+    log_grid,
+)
 from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
@@ -369,6 +376,7 @@ class LowRankRidgeCV(LowRankRidge):
         """
         self._validate_params()
         xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2, dask=True)
+        groups = check_groups(groups, X.shape[0])
         if self.cv is not None or sample_weight is not None:
             executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} with a Dask X takes cv=None (exact leave-one-out, one "

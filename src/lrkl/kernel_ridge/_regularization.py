@@ -387,7 +387,9 @@ def _cgls_residual(
     ``r − step q``."""
     q = Kd if d_bias is None else Kd + d_bias
     q = q if root is None else root * q
-    step = gg / float(get_namespace(q).sum(q * q))
+    qq = float(get_namespace(q).sum(q * q))
+    # q = 0: the direction is rounding in K̃'s null space (a constant X): no step along it
+    step = gg / qq if qq > 0 else 0.0
     return step, r - step * q
 
 
@@ -428,7 +430,9 @@ def solve_cgls(
     Prato & Zanni (their §3), with every iterate kept: two products with ``K`` per iteration.
 
     ``K̃ d = K d_{:n} + d_n 1`` and ``K̃ᵀ r = (K r, 1ᵀr)`` (``K`` is symmetric). Stops early, with
-    the last iterate repeated, if ``K̃ᵀ r`` vanishes (the least-squares solution is reached).
+    the last iterate repeated, if ``K̃ᵀ r`` vanishes to its rounding, ``√(n+1)·ε·‖K̃‖·‖r‖`` with
+    ``‖K̃‖`` estimated from below by the products (the least-squares solution is reached; a
+    step past it would divide rounding by rounding: a constant X gave coefficients of 1e12).
     With sample weights ``w`` it runs on ``S K̃ c̃ = S y``, ``S = diag(√w)``; ``residual_norm``
     is then the weighted one.
 
@@ -453,6 +457,11 @@ def solve_cgls(
     g = xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
     d = g
     gg = float(xp.sum(g * g))
+    # ‖K̃‖ from below (‖K̃ᵀr‖/‖r‖, then ‖K̃d‖/‖d‖ at each step): K̃ᵀr within rounding of it
+    # (√size·ε·‖K̃‖·‖r‖) has vanished, and a step along it would divide rounding by rounding
+    eps_size = math.sqrt(size) * float(xp.finfo(y.dtype).eps)
+    r_norm = float(xp.sqrt(xp.sum(r * r)))
+    scale = math.sqrt(gg) / r_norm if r_norm > 0 else 0.0
     basis = xp.zeros((size, n_iter + 1), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
     if gg > 0:
         basis[:, 0] = g / math.sqrt(gg)
@@ -461,14 +470,19 @@ def solve_cgls(
     for i in range(n_iter):
         if gg > 0:
             step, r, g = operator.cgls_step(d, r, gg, bias=bias, root=root)
+            if step > 0:
+                scale = max(scale, math.sqrt(gg / step / float(xp.sum(d * d))))
             c = c + step * d
             g = orthogonalise(g[:, None], basis[:, : i + 1], xp=xp)[:, 0]
             gg_new = float(xp.sum(g * g))
+            r_norm = float(xp.sqrt(xp.sum(r * r)))
+            if gg_new <= (eps_size * scale * r_norm) ** 2:
+                gg_new = 0.0  # the least-squares solution, to rounding: the iterates stay
             if gg_new > 0:
                 basis[:, i + 1] = g / math.sqrt(gg_new)
             d = g + (gg_new / gg) * d
             gg = gg_new
         iterates[i, :] = c
-        norms[i] = xp.sqrt(xp.sum(r * r))
+        norms[i] = r_norm
     coef, intercept = _split(xp.matrix_transpose(iterates), n)
     return CGLSPath(xp.matrix_transpose(coef), intercept, norms)

@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
-from lrkl._checks import check_bool, check_number, check_option
+from lrkl._checks import check_bool, check_namespace, check_number, check_option
 from lrkl._executor import executor_for
 from lrkl._linalg import (
     NotPositiveDefiniteError,
@@ -148,6 +148,7 @@ KERNEL_RIDGE_SOLVERS: dict[str, type] = {"cholesky": CholeskySolver, "eigh": Eig
 def make_solver(S: Array, /, solver: str, *, xp: ModuleType) -> RidgeSolver:
     """Set up the solver named ``solver`` (a key of :data:`KERNEL_RIDGE_SOLVERS`) for ``S``, a
     finite square symmetric positive semi-definite matrix (a kernel or a Gram matrix)."""
+    check_namespace(xp)
     check_option(solver, sorted(KERNEL_RIDGE_SOLVERS), name="solver")
     S = _check_square(S, name="S", xp=xp)
     return _make_solver(S, solver, xp=xp)
@@ -261,6 +262,7 @@ def solve_dual(
     ``y`` and ``sqrt_weight`` must be finite with one row per row of the solver's matrix,
     ``sqrt_weight`` non-negative and not all zero, ``alpha`` a finite number ≥ 0.
     """
+    check_namespace(xp)
     n = _check_solver(solver)
     check_number(alpha, name="alpha")
     y = _check_rows(y, n, name="y", ndim=(1, 2), xp=xp)
@@ -353,6 +355,7 @@ def primal_problem(
     In-memory ``Z``, ``y`` and ``sample_weight`` must be finite with the same number of rows, the
     weights non-negative and not all zero (a Dask ``Z`` is checked in its pass over the rows).
     """
+    check_namespace(xp)
 
     def check(Z: Array, y: Array, sample_weight: Array | None) -> tuple:
         Z = check_array(Z, name="Z", ndim=2, xp=xp)
@@ -452,6 +455,7 @@ def solve_primal(
     ``alpha`` be a finite number ≥ 0; anything else is refused with a ValueError or TypeError
     naming the argument.
     """
+    check_namespace(xp)
     k = _check_primal(problem, xp=xp)
     _check_solver_order(solver, k)
     check_number(alpha, name="alpha")
@@ -529,6 +533,7 @@ def primal_loo_errors(
     rows (a Dask ``Z`` is checked in its pass over the rows). Anything else is refused with a
     ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     k = _check_primal(problem, xp=xp)
     _check_solver_order(solver, k, eigh_only=True)
     alphas = check_grid(alphas, name="alphas")

@@ -14,7 +14,7 @@ from lrkl._backend import (
     index_array,
     widest_float,
 )
-from lrkl._checks import check_integer
+from lrkl._checks import check_integer, check_namespace
 from lrkl._executor import executor_for
 from lrkl._typing import Array
 from lrkl._validation import check_kernel
@@ -135,6 +135,7 @@ def icd_column(
     >>> icd_column(Linear(), X, G, d, 1, 0, xp=xp)
     Array([1., 2.], dtype=array_api_strict.float64)
     """
+    check_namespace(xp)
     X = check_array(X, name="X", xp=xp)
     G = check_array(G, name="G", xp=xp)
     d = check_array(d, name="d", ndim=1, dtype=G.dtype, xp=xp)

@@ -15,6 +15,7 @@ from lrkl._backend import (
     get_namespace,
 )
 from lrkl._checks import check_bool, check_number
+from lrkl._distances import power_of_two_scaled
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import orthogonalise
 from lrkl._typing import Array
@@ -171,6 +172,9 @@ def _csi(
     n, dev, dt = X.shape[0], device_of(Y), X.dtype  # Y: in memory when X is a Dask array
     if centering:
         Y = Y - xp.mean(Y, axis=0)
+    # The pivots do not depend on Y's scale (μ = κ/‖Y‖² against ‖·ᵀY‖²): Y divided by a power
+    # of two near its largest value (exact), so that ‖Y‖² neither under- nor overflows.
+    Y, _ = power_of_two_scaled(Y, xp=xp)
     d = _diagonal(kernel, X, xp=xp)
     tol = residual_tolerance(tol, d, X.dtype, xp=xp)
     trace, y_norm2 = float(xp.sum(d)), float(xp.sum(Y * Y))

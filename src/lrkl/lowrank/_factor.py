@@ -7,6 +7,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
+from lrkl._checks import check_namespace
 from lrkl._executor import in_memory
 from lrkl._linalg import solve_triangular
 from lrkl._typing import Array
@@ -125,6 +126,7 @@ def cholesky_features(
     triangle is read) and ``Z`` (``m × dim``) finite arrays of ``xp``; anything else is refused
     with a ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     if not isinstance(kernel, Kernel):
         msg = f"kernel must be an lrkl.kernels.Kernel, received {type(kernel).__name__}"
         raise TypeError(msg)

@@ -34,7 +34,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of
-from lrkl._checks import check_integer, check_number, check_option
+from lrkl._checks import check_integer, check_namespace, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 from lrkl._typing import Array
 
@@ -117,6 +117,7 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
     ``y`` holds the labels −1 and 1, each at least once (in the features' dtype), ``C > 0``;
     anything else is refused with a ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     check_number(C, name="C", strict=True)
     if isinstance(features, str) or not isinstance(features, Sequence) or not features:
         msg = f"features must be a non-empty sequence of 2-D arrays, received {features!r:.80}"
@@ -236,6 +237,7 @@ def auto_alpha_scale(
     and ``constant`` is a finite number > 0; anything else is refused with a ValueError or
     TypeError naming the argument.
     """
+    check_namespace(xp)
     d = check_weights(d, problem, xp=xp)
     constant = check_number(constant, name="constant", strict=True)
     return _auto_alpha_scale(problem, d, constant=constant, xp=xp)
@@ -273,6 +275,7 @@ def hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
     both labels present (with one class the minimisers are a half-line without a middle);
     anything else is refused with a ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     decision = check_array(decision, name="decision", ndim=1, xp=xp)
     y = check_array(y, name="y", ndim=1, dtype=decision.dtype, xp=xp)
     if y.shape[0] != decision.shape[0]:
@@ -415,6 +418,7 @@ def solve_gfb_svm(
     SVMSolution
         ``alpha`` is ``z``'s α projected on the box; ``w`` and ``decision`` are computed from it.
     """
+    check_namespace(xp)
     check_option(variant, VARIANTS, name="variant")
     check_option(box_update, BOX_UPDATES, name="box_update")
     check_option(stop, STOPS, name="stop")
@@ -576,6 +580,7 @@ def duality_gap(
     ``alpha`` is a finite 1-D array of one value per training row and ``eta`` a finite number
     ≥ 0; anything else is refused with a ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     d = check_weights(d, problem, xp=xp)
     alpha = _check_alpha(alpha, problem, xp=xp)
     eta = check_number(eta, name="eta")
@@ -635,6 +640,7 @@ def svm_dual_objective(solution: SVMSolution, problem: SVMProblem, *, xp: Module
     it with a dual point ``alpha`` (finite arrays of the problem's shapes); anything else is
     refused with a ValueError or TypeError naming the argument.
     """
+    check_namespace(xp)
     check_problem(problem)
     check_solution(solution, problem, need_alpha=True, xp=xp)
     return _svm_dual_objective(solution, problem, xp=xp)

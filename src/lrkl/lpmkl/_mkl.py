@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from lrkl._backend import check_array, device_of
-from lrkl._checks import check_integer, check_number, check_option
+from lrkl._checks import check_integer, check_namespace, check_number, check_option
 from lrkl._typing import Array
 from lrkl.lpmkl._gfb import (
     SVMProblem,
@@ -51,6 +51,7 @@ def lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
     """Eq. (3): the weights ``d`` with ``‖d‖_p = 1`` that minimise ``Σ_k ‖f_k‖²/d_k`` for the
     squared norms ``norms2 = (‖f_1‖², …, ‖f_m‖²)`` (finite, non-negative); uniform when every
     ``f_k`` is zero. ``p ≥ 1``."""
+    check_namespace(xp)
     check_number(p, name="p", low=1.0)
     norms2 = check_array(norms2, name="norms2", ndim=1, xp=xp)
     if not bool(xp.all(norms2 >= 0.0)):
@@ -78,6 +79,7 @@ def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: M
     holds one finite weight ≥ 0 per kernel; anything else is refused with a ValueError or
     TypeError naming the argument.
     """
+    check_namespace(xp)
     d = check_weights(d, problem, xp=xp)
     check_solution(solution, problem, xp=xp)
     return _mkl_objective(solution, problem, d, xp=xp)
@@ -121,6 +123,7 @@ def mkl_duality_gap(
     certificate of :func:`solve_lp_mkl`'s ``stop="mkl_gap"``. Two passes over the features and a
     sort.
     """
+    check_namespace(xp)
     check_problem(problem)
     check_number(p, name="p", low=1.0)
     check_number(eta, name="eta")
@@ -272,6 +275,7 @@ def solve_lp_mkl(
     ``max_iter`` and ``alpha_scale`` are the SVM solver's (:data:`SVM_SOLVERS`). The model
     returned is the last SVM's, with the weights it was solved for.
     """
+    check_namespace(xp)
     check_number(p, name="p", low=1.0)
     check_option(solver, tuple(SVM_SOLVERS), name="solver")
     check_option(stop, MKL_STOPS, name="stop")

@@ -13,7 +13,14 @@ from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
 from lrkl._backend import device_of, index_array, to_numpy
-from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._model_selection import (
+    check_grid,
+    check_groups,
+    choose_from_grid,
+    cv_folds,
+    fold_rows,
+    log_grid,
+)
 from lrkl._typing import Array
 from lrkl._validation import Interval, check_kernel, check_X_y, validate_params
 from lrkl.kernel_ridge._base import predict_dual
@@ -358,6 +365,7 @@ class SLKLRegressorCV(_SLKLModel):
         self._validate_params()
         solver = _solver_options(self.solver, self.selection, self.step)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
+        groups = check_groups(groups, X.shape[0])
         # The path and its validation errors on y of unit scale (an exact power of 2): ν_max
         # and the MSE would overflow at y · 1e200. ν scales with y².
         y_scale = power_of_two_scale(y, xp=xp)
