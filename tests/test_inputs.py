@@ -1244,3 +1244,90 @@ def test_regressors_refuse_targets_near_the_largest_float(est):
     top = np.finfo(np.float64).max
     with pytest.raises(ValueError, match=r"y must be at most 1\.76e\+305 in absolute value"):
         clone(est).fit(X, np.where(y > 0, top, -top))
+
+
+def test_solver_functions_check_what_they_are_handed():
+    """Hand-built problems, grids that are not sequences, complex arrays, truthy flags and
+    unresolved kernels are refused naming the argument (were NumPy's broadcasting, casting or
+    iteration messages, or taken silently)."""
+    import array_api_compat.numpy as xp
+
+    from lrkl import kernel_ridge, lowrank, lpmkl
+    from lrkl.alignment import factor_alignment
+
+    X, y = _data()
+    labels = np.where(y > 0, 1.0, -1.0)
+    problem = lpmkl.svm_problem([X[:, :2], X[:, 1:]], labels, 1.0, xp=xp)
+    d = np.full(2, 2**-0.5)
+    for fields, error, match in [
+        ({"V": None}, TypeError, "problem.V must be an array"),
+        ({"s": problem.s * np.inf}, ValueError, "problem.s must contain only finite values"),
+        ({"y": problem.y[:-1]}, ValueError, r"problem.s and problem.y must have shapes"),
+        ({"y": problem.y + 1j}, TypeError, "problem.y must hold real numbers"),
+        ({"C": np.inf}, ValueError, "problem.C must be a finite number > 0"),
+        ({"rotations": None}, TypeError, "problem.rotations must be a tuple of 2 arrays"),
+    ]:
+        with pytest.raises(error, match=match):
+            lpmkl.solve_gfb_svm(problem._replace(**fields), d, xp=xp)
+    with pytest.raises(TypeError, match="y must hold real numbers"):
+        lpmkl.hinge_intercept(np.zeros(40), labels + 1j, xp=xp)
+    with pytest.raises(ValueError, match="paper_norms must be True or False"):
+        lpmkl.solve_lp_mkl(problem, 2.0, paper_norms="no", xp=xp)
+    with pytest.raises(TypeError, match="factors must be a sequence"):
+        factor_alignment(None, y)
+    primal = kernel_ridge.primal_problem(X, y, fit_intercept=True, xp=xp)
+    solver = kernel_ridge.make_solver(primal.gram, "eigh", xp=xp)
+    with pytest.raises(TypeError, match="alphas must be a sequence of numbers > 0"):
+        kernel_ridge.primal_loo_errors(X, y, primal, solver, 1.0, fit_intercept=True, xp=xp)
+    factor = lowrank.icd(Gaussian(gamma=0.5), X, 5)
+    with pytest.raises(ValueError, match="kernel must have its widths set"):
+        lowrank.cholesky_features(Gaussian(), factor.landmarks, factor.L, X, xp=xp)
+
+
+def test_solver_functions_report_an_overflow_of_finite_inputs():
+    import array_api_compat.numpy as xp
+
+    from lrkl import kernel_ridge
+
+    X, y = _data()
+    with pytest.raises(ValueError, match="Zᵀ Z overflows float64: Z and sample_weight"):
+        kernel_ridge.primal_problem(X * 1e300, y, fit_intercept=True, xp=xp)
+    with pytest.raises(ValueError, match="S K S overflows float64"):
+        kernel_ridge.weigh_kernel(X @ X.T, np.full(40, 1e300))
+
+
+def test_make_sinc_and_the_data_home_check_their_arguments():
+    from lrkl.datasets import get_data_home, make_sinc
+
+    for kwargs, match in [
+        ({"snr_db": 1e300}, r"snr_db must be a number of decibels in \[-3000, 3000\]"),
+        ({"snr_db": 1 + 1j}, "snr_db must be a number of decibels"),
+        ({"random_state": -1}, r"random_state must be None, an integer in \[0, 2\*\*32 - 1\]"),
+        ({"random_state": 1.5}, "random_state must be None, an integer"),
+        ({"n_train": 10**9}, "n_train must be at most 1e.08"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            make_sinc(**{"n_train": 5, "n_test": 5, **kwargs})
+    assert make_sinc(5, 5, random_state=np.int64(3))[0].shape == (5, 2)
+    with pytest.raises(TypeError, match="data_home must be a path"):
+        get_data_home(1)
+
+
+@pytest.mark.parametrize("name", ["SLKLRegressor", "SLKLClassifier", "UniformRankOneRidge"])
+def test_centres_of_zero_kernel_value_get_zero_weight(name):
+    """k(c, c) = 0 makes c's column 0: its normalisation 1/√k(c, c) gave NaN predictions or a
+    NaN ν; on an all-zero kernel the model is the intercept."""
+    import lrkl
+    from lrkl.kernels import Precomputed
+
+    _, y = _data()
+    rows = np.arange(40)[:, None]
+    est = getattr(lrkl, name)(kernel=Precomputed(matrix=np.zeros((40, 40))), n_columns=10)
+    target = y > 0 if name == "SLKLClassifier" else y
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pred = est.set_params(random_state=0).fit(rows, target).predict(rows)
+    expected = (
+        np.full(40, y.mean()) if name != "SLKLClassifier" else np.full(40, np.mean(target) > 0.5)
+    )
+    np.testing.assert_allclose(pred, expected, atol=1e-9)

@@ -171,6 +171,8 @@ def check_array(
         msg = f"{name} must have at least 1 column, received shape {tuple(x.shape)}"
         raise ValueError(msg)
     try:
+        if not xp.isdtype(x.dtype, ("real floating", "integral", "bool")):
+            raise TypeError  # complex, text or objects: not even under a given dtype
         target = float_dtype(x, xp=xp) if dtype is None else dtype
     except TypeError:
         msg = f"{name} must hold real numbers (float, integer or boolean), received dtype {x.dtype}"

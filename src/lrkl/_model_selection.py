@@ -79,6 +79,9 @@ def fold_rows(
 
 def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
     """A non-empty tuple of finite values > 0 (a grid of ν or α given by the user)."""
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        msg = f"{name} must be a sequence of numbers > 0, received {type(values).__name__}"
+        raise TypeError(msg)
     values = tuple(values)
     if not values:
         msg = f"{name} must hold at least one value, received an empty sequence"

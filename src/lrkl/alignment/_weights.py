@@ -42,6 +42,9 @@ def factor_alignment(factors: Sequence[Array], y: Array, /) -> tuple[Array, Arra
     a : array, shape (p,)
     M : array, shape (p, p)
     """
+    if not isinstance(factors, Sequence) or isinstance(factors, str):
+        msg = f"factors must be a sequence of n × r arrays, received {type(factors).__name__}"
+        raise TypeError(msg)
     if len(factors) == 0:
         msg = "factors must hold at least one factor, received an empty sequence"
         raise ValueError(msg)

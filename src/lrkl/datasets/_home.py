@@ -31,6 +31,9 @@ def get_data_home(data_home: str | os.PathLike | None = None) -> Path:
     """
     if data_home is None:
         data_home = os.environ.get("LRKL_DATA", Path.home() / "lrkl_data")
+    if not isinstance(data_home, str | os.PathLike):
+        msg = f"data_home must be a path (str or os.PathLike) or None, received {data_home!r}"
+        raise TypeError(msg)
     return Path(data_home).expanduser()
 
 

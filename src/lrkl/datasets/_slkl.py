@@ -14,6 +14,8 @@ reproduced.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, NamedTuple
@@ -194,8 +196,25 @@ def make_sinc(
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             msg = f"{name} must be an integer >= 1, received {value!r}"
             raise ValueError(msg)
-    if not np.isfinite(snr_db):
-        msg = f"snr_db must be a finite number of decibels, received {snr_db!r}"
+        if value > MAX_SINC_ROWS:
+            msg = f"{name} must be at most {MAX_SINC_ROWS:g} (memory), received {value!r}"
+            raise ValueError(msg)
+    if not isinstance(snr_db, numbers.Real) or not math.isfinite(snr_db) or abs(snr_db) > 3000:
+        msg = f"snr_db must be a number of decibels in [-3000, 3000], received {snr_db!r}"
+        raise ValueError(msg)
+    if not (
+        random_state is None
+        or isinstance(random_state, np.random.RandomState)
+        or (
+            isinstance(random_state, int | np.integer)
+            and not isinstance(random_state, bool)
+            and 0 <= random_state < 2**32
+        )
+    ):
+        msg = (
+            "random_state must be None, an integer in [0, 2**32 - 1] or a "
+            f"numpy.random.RandomState, received {random_state!r}"
+        )
         raise ValueError(msg)
     rng = check_random_state(random_state)
     X = rng.uniform(-5.0, 5.0, size=(n_train + n_test, 2))
@@ -205,6 +224,10 @@ def make_sinc(
     noise_var = np.mean(clean**2) / 10.0 ** (snr_db / 10.0)
     y_train = clean + rng.normal(scale=np.sqrt(noise_var), size=n_train)
     return X[:n_train], y_train, X[n_train:], y[n_train:]
+
+
+#: The most rows make_sinc draws per part (each row: 2 float64 inputs and a target).
+MAX_SINC_ROWS = 10**8
 
 
 class DigitsDataset(NamedTuple):

@@ -24,8 +24,10 @@ dispatch through:
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, Protocol
 
@@ -228,7 +230,34 @@ def weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
     if sqrt_weight is not None:
         sqrt_weight = _check_rows(sqrt_weight, K.shape[0], name="sqrt_weight", ndim=(1,), xp=xp)
         _check_nonnegative(sqrt_weight, name="sqrt_weight", xp=xp)
-    return _weigh_kernel(K, sqrt_weight)
+    with _overflow_reported():
+        weighted = _weigh_kernel(K, sqrt_weight)
+    return _finite_result(weighted, "S K S", "K and sqrt_weight", xp=xp)
+
+
+@contextlib.contextmanager
+def _overflow_reported() -> Iterator[None]:
+    """NumPy's overflow warnings silenced where :func:`_finite_result` reports the overflow."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        yield
+
+
+def _finite_result(value: Any, what: str, inputs: str, *, xp: ModuleType) -> Any:
+    """``value`` (an array, a named tuple of arrays or a list of floats) if finite, else the
+    ValueError of a public function whose finite inputs were too large for float64."""
+    if isinstance(value, list):
+        finite = all(math.isfinite(v) for v in value)
+    else:
+        parts = value if isinstance(value, tuple) else (value,)
+        finite = all(bool(xp.all(xp.isfinite(part))) for part in parts)
+    if not finite:
+        msg = (
+            f"{what} overflows float64: {inputs} are too large (finite, but their products "
+            "are not); divide them by a constant"
+        )
+        raise ValueError(msg)
+    return value
 
 
 def _weigh_kernel(K: Array, sqrt_weight: Array | None, /) -> Array:
@@ -372,13 +401,15 @@ def primal_problem(
     if sample_weight is not None:  # the estimators take none with a Dask X either
         run.require_in_memory("primal_problem takes no sample_weight with a Dask Z")
     Z, y, sample_weight = run.checked(check, Z, y, sample_weight)
-    return _primal_problem(
-        Z,
-        y,
-        fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
-        xp=xp,
-        sample_weight=sample_weight,
-    )
+    with _overflow_reported():
+        problem = _primal_problem(
+            Z,
+            y,
+            fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
+            xp=xp,
+            sample_weight=sample_weight,
+        )
+    return _finite_result(problem, "Zᵀ Z", "Z and sample_weight", xp=xp)
 
 
 def _primal_problem(
@@ -561,15 +592,19 @@ def primal_loo_errors(
     if sample_weight is not None:
         run.require_in_memory("primal_loo_errors takes no sample_weight with a Dask Z")
     Z, y, sample_weight = run.checked(check, Z, y, sample_weight)
-    return _primal_loo_errors(
-        Z,
-        y,
-        problem,
-        solver,
-        alphas,
-        fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
-        xp=xp,
-        sample_weight=sample_weight,
+    with _overflow_reported():
+        errors = _primal_loo_errors(
+            Z,
+            y,
+            problem,
+            solver,
+            alphas,
+            fit_intercept=check_bool(fit_intercept, name="fit_intercept"),
+            xp=xp,
+            sample_weight=sample_weight,
+        )
+    return _finite_result(
+        errors, "the leave-one-out mean squared error", "Z, y and sample_weight", xp=xp
     )
 
 

@@ -130,6 +130,12 @@ def cholesky_features(
     if not isinstance(kernel, Kernel):
         msg = f"kernel must be an lrkl.kernels.Kernel, received {type(kernel).__name__}"
         raise TypeError(msg)
+    if kernel._scaled_parameters():
+        msg = (
+            f"kernel must have its widths set, received {kernel!r}: resolve 'scale' on the "
+            "training inputs first (kernel.resolve(X), as the factor that gave L did)"
+        )
+        raise ValueError(msg)
     landmarks = check_array(landmarks, name="landmarks", min_rows=0, xp=xp)
     L = check_array(L, name="L", ndim=2, min_rows=0, xp=xp)
     r = landmarks.shape[0]

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import check_array, device_of
+from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._checks import check_integer, check_namespace, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 from lrkl._typing import Array
@@ -150,10 +150,44 @@ def check_labels(y: Array, *, name: str = "y", both: bool = False, xp: ModuleTyp
 
 
 def check_problem(problem: Any) -> SVMProblem:
-    """``problem`` if it is an :class:`SVMProblem`, else a TypeError."""
+    """``problem`` if it is an :class:`SVMProblem` whose fields are what :func:`svm_problem`
+    builds (a hand-built or edited one too): finite real arrays ``V`` (m, n, R), ``s`` (m, R)
+    and labels ``y`` ±1 (n,), ``C > 0`` and one rotation of at most R columns per kernel; else
+    an error naming the field."""
     if not isinstance(problem, SVMProblem):
         msg = f"problem must be an SVMProblem (from svm_problem), received {type(problem).__name__}"
         raise TypeError(msg)
+    V, s, y = problem.V, problem.s, problem.y
+    arrays = [a for a in (V, s, y) if hasattr(a, "dtype")]
+    xp = get_namespace(*arrays) if arrays else None  # None: check_array refuses V by name
+    V = check_array(V, name="problem.V", ndim=3, min_rows=1, xp=xp, dtype=getattr(V, "dtype", None))
+    m, n, R = V.shape
+    s = check_array(s, name="problem.s", ndim=2, xp=xp, dtype=V.dtype)
+    y = check_array(y, name="problem.y", ndim=1, xp=xp, dtype=V.dtype)
+    if tuple(s.shape) != (m, R) or y.shape[0] != n:
+        msg = (
+            f"problem.s and problem.y must have shapes ({m}, {R}) and ({n},) for V of shape "
+            f"{(m, n, R)}, received {tuple(s.shape)} and {tuple(y.shape)}"
+        )
+        raise ValueError(msg)
+    if not bool(xp.all((y == 1.0) | (y == -1.0))):
+        msg = "problem.y must hold labels -1 and 1"
+        raise ValueError(msg)
+    check_number(problem.C, name="problem.C", strict=True)
+    rotations = problem.rotations
+    if not isinstance(rotations, tuple) or len(rotations) != m:
+        msg = (
+            f"problem.rotations must be a tuple of {m} arrays, received {type(rotations).__name__}"
+        )
+        raise TypeError(msg)
+    for k, Q in enumerate(rotations):
+        Q = check_array(Q, name=f"problem.rotations[{k}]", ndim=2, xp=xp, dtype=V.dtype)
+        if Q.shape[0] != Q.shape[1] or Q.shape[0] > R:
+            msg = (
+                f"problem.rotations[{k}] must be square of at most {R} rows, received shape "
+                f"{tuple(Q.shape)}"
+            )
+            raise ValueError(msg)
     return problem
 
 

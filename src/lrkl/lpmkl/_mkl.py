@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 from lrkl._backend import check_array, device_of
-from lrkl._checks import check_integer, check_namespace, check_number, check_option
+from lrkl._checks import check_bool, check_integer, check_namespace, check_number, check_option
 from lrkl._typing import Array
 from lrkl.lpmkl._gfb import (
     SVMProblem,
@@ -306,7 +306,7 @@ def solve_lp_mkl(
         stop=stop,
         alpha_scale=alpha_scale,
         weights=weights,
-        paper_norms=bool(paper_norms),
+        paper_norms=check_bool(paper_norms, name="paper_norms"),
         callback=callback,
         xp=xp,
     )

@@ -317,7 +317,9 @@ def slkl_problems(
     centres = run.take(X, candidates)
     device = device_of(centres)
     k_diag = kernel._diag(centres, xp=xp)
-    scale = 1.0 / xp.sqrt(k_diag)
+    # k(c, c) = 0 makes c's column 0 (a PSD kernel): it gets weight 0, not 0/0
+    positive = k_diag > 0
+    scale = xp.where(positive, 1.0 / xp.sqrt(xp.where(positive, k_diag, 1.0)), 0.0)
     keep = mode == "direct" and precompute_columns(columns, n * M, X, memory_budget)
     stored = xp.zeros((M, n), dtype=X.dtype, device=device) if keep else None
     filled = [0]  # X's rows stored so far: a stored X is in memory, its blocks come in order

@@ -123,7 +123,9 @@ class UniformRankOneRidge(KernelExpansionRegressor):
         device = device_of(X)
         self.candidates_ = index_array(rows, xp=xp, device=device)
         self.centers_ = xp.take(X, self.candidates_, axis=0)
-        dual = fit.coef / hxp.sqrt(problem.k_diag) * y_scale
+        positive = problem.k_diag > 0  # a centre with k_mm = 0 has a zero column: weight 0
+        root = hxp.sqrt(hxp.where(positive, problem.k_diag, 1.0))
+        dual = hxp.where(positive, fit.coef / root, 0.0) * y_scale
         self.dual_coef_ = from_host(dual, xp=xp, device=device, dtype=X.dtype)
         intercept = fit.intercept * y_scale
         self.intercept_ = from_host(intercept, xp=xp, device=device, dtype=X.dtype)
