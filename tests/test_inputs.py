@@ -1331,3 +1331,33 @@ def test_centres_of_zero_kernel_value_get_zero_weight(name):
         np.full(40, y.mean()) if name != "SLKLClassifier" else np.full(40, np.mean(target) > 0.5)
     )
     np.testing.assert_allclose(pred, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("kernel", [Gaussian(gamma=0.5), "laplacian"])
+def test_stationary_kernels_of_rows_near_the_largest_float(kernel):
+    """Rows at ±finfo.max: the centre's sum overflowed, and k was NaN (Laplacian) or 1 for
+    points 2·finfo.max apart (Gaussian); it is 0 there and 1 on the diagonal."""
+    from lrkl.kernels import Laplacian
+
+    kernel = Laplacian(gamma=0.5) if kernel == "laplacian" else kernel
+    top = np.finfo(np.float64).max
+    X = np.array([[top, top, top], [-top, top, top]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the difference overflows to inf
+        np.testing.assert_array_equal(kernel(X), np.eye(2))
+
+
+def test_slkl_path_fits_y_of_any_scale():
+    """As SLKLRegressor: fit(X, c·y) at ν·c² is fit(X, y) at ν scaled (y·1e300 gave inf weights),
+    and a ν that leaves float64 for y's scale is refused by name."""
+    from lrkl import slkl_path
+
+    X, y = _data()
+    s = 2.0**500
+    base = slkl_path(X, y, [0.1, 0.01], n_columns=10, random_state=0)
+    scaled = slkl_path(X, y * s, [0.1 * s * s, 0.01 * s * s], n_columns=10, random_state=0)
+    np.testing.assert_array_equal(scaled.weights, base.weights)
+    np.testing.assert_array_equal(scaled.results[1].dual_coef, base.results[1].dual_coef * s)
+    assert scaled.objectives == tuple(f * s * s for f in base.objectives)
+    with pytest.raises(ValueError, match="nus must lie within about"):
+        slkl_path(X, y * 1e300, [0.1], n_columns=10, random_state=0)

@@ -35,7 +35,11 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
     and the scaling comes after them, so that ``γ‖x − z‖²`` never squares a tiny or a huge
     number (``scale = √γ`` brings the rows to unit size).
     """
-    centre = xp.mean(Z, axis=0, keepdims=True)  # shape: (1, dim)
+    # The mean, summed over Z·2⁻ᵏ (2ᵏ ≥ rows: exact, the same mean bit for bit) so that rows
+    # near the dtype's largest value do not overflow the sum (X at ±finfo.max gave NaN).
+    k = math.frexp(Z.shape[0])[1]
+    centre = xp.sum(Z * math.ldexp(1.0, -k), axis=0, keepdims=True) / Z.shape[0]
+    centre = centre * math.ldexp(1.0, k)  # shape: (1, dim)
     Xc = X - centre
     if scale != 1.0:
         Xc *= scale  # in place: the block's one copy

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -116,10 +117,24 @@ def slkl_path(
     xp, X, y = check_X_y(X, y, owner="slkl_path", min_samples=2)
     nus = check_grid(nus, name="nus")
     kernel = check_kernel(kernel, X)
-    return _slkl_path(
+    # As SLKLRegressor: y divided by a power of two near its largest value, ν by its square
+    # (exact), the results back in the units of y (y·1e300 overflowed to inf weights).
+    y_scale = power_of_two_scale(y, xp=xp)
+    inner = []
+    for nu in nus:
+        value = nu / y_scale / y_scale
+        if not sys.float_info.min <= value <= sys.float_info.max:
+            msg = (
+                f"nus must lie within about [{y_scale * y_scale * 2.0**-1022:.3g}, "
+                f"{y_scale * y_scale * 2.0**1023:.3g}] for y of largest value near {y_scale:.3g} "
+                f"(ν scales with y²), received {nu!r}"
+            )
+            raise ValueError(msg)
+        inner.append(value)
+    path = _slkl_path(
         X,
-        y,
-        nus,
+        y / y_scale,
+        tuple(inner),
         kernel=kernel,
         n_columns=n_columns,
         mode=mode,
@@ -133,6 +148,12 @@ def slkl_path(
         fit_intercept=fit_intercept,
         memory_budget=memory_budget,
         xp=xp,
+    )
+    square = y_scale * y_scale
+    return path._replace(
+        nus=nus,
+        objectives=tuple(f * square for f in path.objectives),
+        results=tuple(_rescaled(result, y_scale) for result in path.results),
     )
 
 
