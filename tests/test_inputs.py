@@ -1361,3 +1361,50 @@ def test_slkl_path_fits_y_of_any_scale():
     assert scaled.objectives == tuple(f * s * s for f in base.objectives)
     with pytest.raises(ValueError, match="nus must lie within about"):
         slkl_path(X, y * 1e300, [0.1], n_columns=10, random_state=0)
+
+
+def test_cgls_past_its_least_squares_solution_stays_there():
+    """A linear kernel on 3 features has rank 3: CGLS reaches the least squares of [K 1] c̃ = y
+    within a few steps; its later steps divided rounding by rounding (0.1 of the spread away)."""
+    from lrkl import KernelRidge
+    from lrkl.kernels import Linear
+
+    X, y = _data(n=30)
+    model = KernelRidge(kernel=Linear(), method="cg", max_iter=30).fit(X, y)
+    design = np.c_[X, np.ones(30)]
+    fitted = design @ np.linalg.lstsq(design, y, rcond=None)[0]
+    np.testing.assert_allclose(model.predict(X), fitted, atol=1e-10 * np.ptp(y))
+
+
+def test_groups_may_be_a_pandas_series():
+    pd = pytest.importorskip("pandas")
+    from sklearn.model_selection import GroupKFold
+
+    X, y = _data()
+    groups = np.repeat(np.arange(8), 5)
+    for est in (KernelRidgeCV(cv=GroupKFold(4)), LowRankRidgeCV(cv=GroupKFold(4))):
+        as_series = clone(est).fit(X, y, groups=pd.Series(groups)).predict(X)
+        np.testing.assert_array_equal(as_series, clone(est).fit(X, y, groups=groups).predict(X))
+
+
+def test_precomputed_boolean_and_complex_matrices_on_array_api_strict():
+    xps = pytest.importorskip("array_api_strict")
+    from lrkl.kernels import Precomputed
+
+    with pytest.raises(TypeError, match="matrix must hold kernel values"):
+        Precomputed(matrix=xps.asarray(np.eye(3) + 0j))
+    kernel = Precomputed(matrix=xps.asarray(np.eye(3, dtype=bool)))
+    rows = xps.asarray([[0], [2]])
+    values = kernel(rows)
+    assert values.dtype == xps.float64
+    np.testing.assert_array_equal(np.asarray(values), np.eye(2))
+
+
+def test_equal_weights_keep_a_huge_alpha_exactly():
+    """Unit weights fit as none; the cap on α / max w applies only where it leaves float64."""
+    from lrkl import KernelRidge
+
+    X, y = _data(n=20)
+    plain = KernelRidge(alpha=1e305).fit(X, y).dual_coef_
+    weighted = KernelRidge(alpha=1e305).fit(X, y, sample_weight=np.ones(20)).dual_coef_
+    np.testing.assert_array_equal(weighted, plain)

@@ -28,18 +28,20 @@ __all__ = [
 
 
 def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array, Array]:
-    """``scale·(X − c)`` and ``scale·(Z − c)`` about the centre ``c`` of Z's rows (the middle
-    of their range).
+    """``scale·(X − c)`` and ``scale·(Z − c)`` about the centre ``c`` of Z's rows (their mean).
 
     What a stationary kernel computes from these is translation-invariant in floating point:
     the differences to ``c`` are exact or nearly (Sterbenz) whatever the offset of the data,
     and the scaling comes after them, so that ``γ‖x − z‖²`` never squares a tiny or a huge
     number (``scale = √γ`` brings the rows to unit size).
     """
-    # The midrange, max/2 + min/2 (exact halves): Z's rows differ from it by at most half
-    # their range, which never overflows (a mean's sum did near the dtype's largest value: rows
-    # at ±finfo.max gave NaN, or k = 1 for points 2·finfo.max apart).
-    centre = 0.5 * xp.max(Z, axis=0, keepdims=True) + 0.5 * xp.min(Z, axis=0, keepdims=True)
+    # The mean, summed over Z·2⁻ᵏ (2ᵏ ≥ rows: exact, the same mean bit for bit) so that rows
+    # near the dtype's largest value do not overflow the sum (rows at ±finfo.max gave k = 1 for
+    # points 2·finfo.max apart). The mean, not the midrange: with an outlier the midrange puts
+    # every other row half the range away, where the expansion cancels.
+    k = math.frexp(Z.shape[0])[1]
+    centre = xp.sum(Z * math.ldexp(1.0, -k), axis=0, keepdims=True) / Z.shape[0]
+    centre = centre * math.ldexp(1.0, k)  # shape: (1, dim)
     Xc = X - centre
     if scale != 1.0:
         Xc *= scale  # in place: the block's one copy

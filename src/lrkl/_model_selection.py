@@ -10,6 +10,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from array_api_compat import is_array_api_obj
 from sklearn.model_selection import check_cv
 
 from lrkl._backend import device_of, index_array, to_numpy
@@ -24,7 +25,8 @@ def check_groups(groups: Any, n_samples: int) -> np.ndarray | None:
     reads it: a wrong length is refused, not ignored)."""
     if groups is None:
         return None
-    groups = np.asarray(to_numpy(groups) if hasattr(groups, "shape") else groups)
+    # an array of any library on the host; a pandas Series or a list as NumPy takes them
+    groups = np.asarray(to_numpy(groups) if is_array_api_obj(groups) else groups)
     if groups.ndim != 1 or groups.shape[0] != n_samples:
         msg = (
             f"groups must hold one label per row of X ({n_samples}), received shape {groups.shape}"
@@ -79,7 +81,11 @@ def fold_rows(
 
 def check_grid(values: Any, *, name: str) -> tuple[float, ...]:
     """A non-empty tuple of finite values > 0 (a grid of ν or α given by the user)."""
-    if isinstance(values, str) or not hasattr(values, "__iter__"):
+    if (
+        isinstance(values, str)
+        or not hasattr(values, "__iter__")
+        or getattr(values, "ndim", 1) == 0
+    ):
         msg = f"{name} must be a sequence of numbers > 0, received {type(values).__name__}"
         raise TypeError(msg)
     values = tuple(values)

@@ -538,7 +538,11 @@ class Precomputed(Kernel):
     - ``Precomputed(function=f, diagonal=g)``: ``f(X, Z)`` returns the ``n × m`` matrix and the
       optional ``g(X)`` its diagonal (otherwise evaluated one row at a time).
 
-    Two instances compare equal only when they hold the same matrix or function objects.
+    The values may be float, integer or boolean (integers and booleans compute in the widest
+    float), finite, at most :data:`MAX_KERNEL_VALUE` in absolute value, symmetric to rounding
+    and with a diagonal ≥ 0; anything else is refused naming ``matrix``, ``function`` or
+    ``diagonal``. Two instances compare equal only when they hold the same matrix or function
+    objects.
     """
 
     psd_by_construction = False  # a matrix or function from the user: checked on the way

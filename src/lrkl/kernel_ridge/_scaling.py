@@ -50,9 +50,9 @@ def weight_scale(
     ``Σ_i w_i (y_i − f(x_i))² + α‖f‖²`` divided by ``s`` has the same minimiser. ``α / s`` is
     floored at the smallest normal float64 (weights beyond ``α · 1e308``): below it the penalty
     is already far under the rounding of the weighted kernel, and the solvers treat it as the
-    minimum-norm limit (:class:`lrkl.kernel_ridge._solvers.CholeskySolver`). It is capped at
-    1e300 (weights below ``α · 1e-300``, subnormal ones): the penalty is then 1e300 times the
-    data term, and the fit its limit, the intercept alone, to rounding (``α / s`` was ``inf``).
+    minimum-norm limit (:class:`lrkl.kernel_ridge._solvers.CholeskySolver`). Where ``α / s``
+    leaves float64 (subnormal weights) it is 1e300: the penalty is then 1e300 times the data
+    term, and the fit its limit, the intercept alone, to rounding (``α / s`` was ``inf``).
     """
     if sample_weight is None:
         return None, alpha, 1.0
@@ -67,7 +67,10 @@ def weight_scale(
     if low == high and high > 0:
         scale = scale * high  # exact: c = high · 2^e
         weights = None
-    return weights, min(max(alpha / scale, _TINY), _HUGE) if alpha > 0 else alpha, scale
+    inner = alpha / scale
+    if inner == math.inf:  # only past float64: the penalty's limit, to rounding
+        inner = _HUGE
+    return weights, max(inner, _TINY) if alpha > 0 else alpha, scale
 
 
 def scale_errors(
