@@ -1334,17 +1334,21 @@ def test_centres_of_zero_kernel_value_get_zero_weight(name):
 
 
 @pytest.mark.parametrize("kernel", [Gaussian(gamma=0.5), "laplacian"])
-def test_stationary_kernels_of_rows_near_the_largest_float(kernel):
-    """Rows at ±finfo.max: the centre's sum overflowed, and k was NaN (Laplacian) or 1 for
-    points 2·finfo.max apart (Gaussian); it is 0 there and 1 on the diagonal."""
+@pytest.mark.parametrize("n", [2, 40])
+def test_stationary_kernels_of_rows_near_the_largest_float(kernel, n):
+    """Rows at ±finfo.max: the centre's sum overflowed, and k was NaN (Laplacian: inf − inf of
+    centred rows) or 1 for points 2·finfo.max apart (Gaussian); it is 0 between distinct rows
+    and 1 between equal ones."""
     from lrkl.kernels import Laplacian
 
     kernel = Laplacian(gamma=0.5) if kernel == "laplacian" else kernel
     top = np.finfo(np.float64).max
-    X = np.array([[top, top, top], [-top, top, top]])
+    X = np.where(np.random.default_rng(0).standard_normal((n, 3)) > 0, top, -top)
+    X[:2] = [[top, top, top], [-top, top, top]]
+    equal = (X[:, None, :] == X[None, :, :]).all(axis=-1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the difference overflows to inf
-        np.testing.assert_array_equal(kernel(X), np.eye(2))
+        np.testing.assert_array_equal(kernel(X), equal.astype(float))
 
 
 def test_slkl_path_fits_y_of_any_scale():

@@ -66,8 +66,7 @@ def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -
         return _distances_to_row(X, Z, gamma, xp=xp)
     root = math.sqrt(2.0 * gamma)
     if root >= float(xp.finfo(X.dtype).max):  # √(2γ) itself is not a number of the dtype
-        X0, Z0 = centred(X, Z, 1.0, xp=xp)
-        return _distances_far(X0, Z0, gamma, xp=xp)
+        return _distances_far(X, Z, gamma, xp=xp)
     with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
         warnings.simplefilter("ignore", RuntimeWarning)
         A, B = centred(X, Z, root, xp=xp)
@@ -77,8 +76,7 @@ def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -
     # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
     # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
     if float(xp.max(half_norms_A) + xp.max(half_norms_B)) * xp.finfo(A.dtype).eps >= 1e-3:
-        X0, Z0 = centred(X, Z, 1.0, xp=xp)
-        return _distances_far(X0, Z0, gamma, xp=xp)
+        return _distances_far(X, Z, gamma, xp=xp)
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
@@ -104,18 +102,20 @@ def _distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Ar
         return xp.where(squared > 0, -(squared * gamma), xp.zeros_like(squared))
 
 
-def _distances_far(A: Array, B: Array, gamma: float, *, xp: ModuleType) -> Array:
+def _distances_far(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
     """:func:`neg_squared_distances` where ``γ‖x‖²`` is beyond ``1e-3/ε`` or overflows
-    (``X · 1e300``, ``γ = 1e300``): the expansion on the centred rows scaled by ``2⁻ᵉ`` (exact),
-    distances below its rounding set to 0, then times ``γ·4ᵉ`` (capped at the dtype's largest
-    value), so that distinct points give ``−inf`` or a huge negative number (a kernel value of 0)
-    and equal ones exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
-    # A and B: the rows centred, unscaled
-    largest = float(xp.max(xp.abs(A))) if B is A else float(xp.max(xp.abs(xp.concat([A, B]))))
+    (``X · 1e300``, ``γ = 1e300``): the expansion on the rows scaled by ``2⁻ᵉ`` (exact), then
+    centred, distances below its rounding set to 0, then times ``γ·4ᵉ`` (capped at the dtype's
+    largest value), so that distinct points give ``−inf`` or a huge negative number (a kernel
+    value of 0) and equal ones exactly 0, where the unscaled expansion gave ``inf − inf = NaN``."""
+    # The rows as given, scaled by 2⁻ᵉ before they are centred: neither the centre nor the
+    # differences to it can overflow then (centred first, rows at ±finfo.max became inf, and
+    # inf − inf distances gave k = 1 between distant points)
+    same = Z is X
+    largest = float(xp.max(xp.abs(X))) if same else float(xp.max(xp.abs(xp.concat([X, Z]))))
     e = math.frexp(largest)[1] if largest > 0 else 0
-    same = B is A
-    A = A * math.ldexp(1.0, -e)
-    B = A if same else B * math.ldexp(1.0, -e)
+    X_scaled = X * math.ldexp(1.0, -e)
+    A, B = centred(X_scaled, X_scaled if same else Z * math.ldexp(1.0, -e), 1.0, xp=xp)
     norms_A = sum_each_row(A * A, xp=xp)
     norms_B = norms_A if B is A else sum_each_row(B * B, xp=xp)
     d = 2.0 * (A @ xp.matrix_transpose(B)) - norms_A[:, None] - norms_B[None, :]

@@ -48,7 +48,6 @@ from lrkl._backend import (
 )
 from lrkl._checks import check_number, check_option
 from lrkl._distances import (
-    centred,
     neg_squared_distances,
     scale_error,
     scaled_variance,
@@ -421,11 +420,15 @@ class Laplacian(Kernel):
         return _ldexp(1.0 / math.sqrt(v), -e)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        # −γ‖x − z‖₁ on rows centred and scaled by γ (translation-invariant, no overflow)
-        A, B = centred(X, Z, self.gamma, xp=xp)
+        # −γ‖x − z‖₁ from the differences themselves (each rounded once: translation-invariant,
+        # no expansion to cancel, so no centring), γ after; an overflow is −inf, a kernel value
+        # of 0 (centred rows at ±finfo.max gave inf − inf = NaN)
         dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=X.device)
-        for j in range(X.shape[1]):
-            dist -= xp.abs(A[:, j, None] - B[None, :, j])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for j in range(X.shape[1]):
+                dist -= xp.abs(X[:, j, None] - Z[None, :, j])
+            dist *= self.gamma
         return xp.exp(dist)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
