@@ -171,9 +171,9 @@ def check_array(
         msg = f"{name} must have at least 1 column, received shape {tuple(x.shape)}"
         raise ValueError(msg)
     try:
-        if not xp.isdtype(x.dtype, ("real floating", "integral", "bool")):
-            raise TypeError  # complex, text or objects: not even under a given dtype
-        target = float_dtype(x, xp=xp) if dtype is None else dtype
+        target = float_dtype(x, xp=xp) if dtype is None else dtype  # refuses complex itself
+        if dtype is not None and not xp.isdtype(x.dtype, ("real floating", "integral", "bool")):
+            raise TypeError  # complex, text or objects: not under a given dtype either
     except TypeError:
         msg = f"{name} must hold real numbers (float, integer or boolean), received dtype {x.dtype}"
         raise TypeError(msg) from None
