@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -120,17 +119,7 @@ def slkl_path(
     # As SLKLRegressor: y divided by a power of two near its largest value, ν by its square
     # (exact), the results back in the units of y (y·1e300 overflowed to inf weights).
     y_scale = power_of_two_scale(y, xp=xp)
-    inner = []
-    for nu in nus:
-        value = nu / y_scale / y_scale
-        if not sys.float_info.min <= value <= sys.float_info.max:
-            msg = (
-                f"nus must lie within about [{y_scale * y_scale * 2.0**-1022:.3g}, "
-                f"{y_scale * y_scale * 2.0**1023:.3g}] for y of largest value near {y_scale:.3g} "
-                f"(ν scales with y²), received {nu!r}"
-            )
-            raise ValueError(msg)
-        inner.append(value)
+    inner = [_internal_nu(nu, y_scale, 0.0, name="nus") for nu in nus]  # no ν_max floor here
     path = _slkl_path(
         X,
         y / y_scale,
