@@ -180,6 +180,39 @@ def test_cgls_iterates_match_dense_krylov_solutions(backend, data):
     assert np.all(np.diff(to_numpy(path.residual_norm)) <= 1e-12)  # CGLS: ‖r‖ never grows
 
 
+def test_cgls_past_n_plus_one_iterations_repeats_the_least_squares_solution(backend):
+    # 6 rows, 7 unknowns (c, b): the least-squares (minimum-norm) solution by iteration 7, and
+    # every later iterate is it; asking for 10⁹ iterates is refused before anything is allocated
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((6, 2)), rng.standard_normal(6)
+    operator = kernel_operator(backend.asarray(X), Linear(), store=True, xp=backend.xp)
+    path = solve_cgls(operator, backend.asarray(y), 12)
+    coef, intercept = to_numpy(path.coef), to_numpy(path.intercept)
+    Kt = _tilde(X @ X.T)
+    expected = np.linalg.lstsq(Kt, y, rcond=None)[0]
+    fitted = Kt @ np.r_[coef[-1], intercept[-1]]
+    np.testing.assert_allclose(fitted, Kt @ expected, atol=1e-8)
+    np.testing.assert_array_equal(coef[7:], np.broadcast_to(coef[6], coef[7:].shape))
+    with pytest.raises(MemoryError, match=r"n_iter = 1000000000000 iterates .* within 8 "):
+        solve_cgls(operator, backend.asarray(y), 10**12)
+
+
+def test_cg_estimators_run_at_most_n_plus_one_iterations():
+    # max_iter = 10⁹ allocated 10⁹ iterates (KernelRidge: NumPy's MemoryError) and a grid of
+    # 10⁹ values (KernelRidgeCV: the process was killed for memory)
+    from lrkl import KernelRidge, KernelRidgeCV
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.sin(X[:, 0]) + X[:, 1]
+    model = KernelRidge(method="cg", max_iter=10**9).fit(X, y)
+    assert model.n_iter_ == 41
+    same = KernelRidge(method="cg", max_iter=41).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), same.predict(X))
+    search = KernelRidgeCV(method="cg", max_iter=10**9).fit(X, y)
+    assert search.n_iters_ == tuple(range(1, 42))
+
+
 def test_cgls_on_the_fly_equals_stored(backend, data):
     X, y = data
     kernel = Gaussian(gamma=0.5)

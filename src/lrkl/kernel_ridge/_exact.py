@@ -139,7 +139,8 @@ class KernelRidge(KernelExpansionRegressor):
         in the median and up to 4 000× (bodyfat, linear kernel). No fixed ``t`` suits every
         set: on scikit-learn's diabetes (331 training rows) ``t = 50`` overfits (test R²
         −0.04 to 0.28 over 3 splits, against 0.29 to 0.41 at ``t = 10``). To choose ``t`` from
-        the data, use :class:`KernelRidgeCV` (it chose 7 to 10 there).
+        the data, use :class:`KernelRidgeCV` (it chose 7 to 10 there). At most ``n + 1``
+        iterations run: CGLS reaches the least-squares solution by then.
     solver : {"auto", "cholesky", "eigh"}, default="auto"
         RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
         eigendecomposition of ``K`` (``O(n³)``, about 8× slower, but every other ``α`` after it
@@ -267,7 +268,7 @@ class KernelRidge(KernelExpansionRegressor):
         solver = "cholesky" if self.solver == "auto" else self.solver
         settings = MethodSettings(solver, self.columns, self.memory_budget, owner)
         problem = method._set_up(X, kernel, form, settings, xp=xp, root=root)
-        value = method.value(alpha, self.max_iter)
+        value = method.value(alpha, self.max_iter, X.shape[0])
         fit = method._solve(problem, y, value, form, root=root, xp=xp)
         self._store_fit(X, kernel, _rescaled(fit, y_scale))
         for attribute, fitted in method.fitted(value).items():  # CG: n_iter_
@@ -307,7 +308,7 @@ class KernelRidgeCV(KernelRidge):
         The grid of ``α > 0`` for RLS and Tikhonov; ``None`` means the paper's: ``α = nλ`` for
         100 values of ``λ`` geometric in ``[1e-10, 1e5]``.
     max_iter : int, default=50
-        CG: the grid ``t = 1 … max_iter`` (the paper's 50).
+        CG: the grid ``t = 1 … max_iter`` (the paper's 50), at most ``n + 1``.
     cv : None, int or cross-validation splitter, default=None
         ``None``: exact leave-one-out for RLS and Tikhonov, 5-fold for CG; otherwise as in
         scikit-learn (``KFold`` for an int).
@@ -321,7 +322,7 @@ class KernelRidgeCV(KernelRidge):
     n_iter_ : int
         CG: the chosen ``t``.
     n_iters_ : tuple of int
-        CG: the grid ``1 … max_iter``.
+        CG: the grid ``1 … min(max_iter, n + 1)``.
     mse_path_ : tuple of tuple of float
         Validation MSE, one row per grid value, one column per fold (one for leave-one-out).
     centers_, dual_coef_, intercept_, kernel_, n_features_in_

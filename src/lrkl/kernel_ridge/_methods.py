@@ -85,8 +85,8 @@ class RidgeMethod:
             return check_grid(alphas, name="alphas"), "alpha", "alphas"
         return tuple(n * lam for lam in PAPER_LAMBDAS), "alpha", "alphas"
 
-    def value(self, alpha: float, max_iter: int) -> float:
-        """The regulariser's value of one fit with these parameters."""
+    def value(self, alpha: float, max_iter: int, n: int) -> float:
+        """The regulariser's value of one fit with these parameters on ``n`` rows."""
         return alpha
 
     def fitted(self, value: float) -> dict[str, Any]:
@@ -222,10 +222,13 @@ class CG(RidgeMethod):
     largest_value_is = "the last iterate run"
 
     def search_grid(self, n, *, alphas, max_iter):
-        return tuple(range(1, max_iter + 1)), "n_iter", "max_iter"
+        return tuple(range(1, self.value(None, max_iter, n) + 1)), "n_iter", "max_iter"
 
-    def value(self, alpha, max_iter):
-        return max_iter
+    def value(self, alpha, max_iter, n):
+        # CGLS on the n + 1 unknowns of c̃, its directions reorthogonalised, reaches the
+        # least-squares solution within n + 1 iterations; later ones repeat it (max_iter = 10⁹
+        # allocated a grid of 10⁹ values and 10⁹ iterates)
+        return min(max_iter, n + 1)
 
     def fitted(self, value):
         return {"n_iter_": int(value)}

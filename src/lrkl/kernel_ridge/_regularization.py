@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import device_of, get_namespace
+from lrkl._backend import device_memory, device_of, get_namespace
 from lrkl._checks import check_number, check_option
 from lrkl._executor import executor_for
 from lrkl._linalg import eigh, orthogonalise, qr, svd
@@ -448,6 +448,16 @@ def solve_cgls(
     xp = operator.xp
     n = operator.n
     size = n + int(bias)
+    needed = n_iter * size * xp.finfo(y.dtype).bits // 8
+    limit = device_memory(y)
+    if limit is not None and needed > limit:
+        msg = (
+            f"solve_cgls keeps every iterate: n_iter = {n_iter} iterates of {size} coefficients "
+            f"need {needed / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB of memory of "
+            f"this device; the least-squares solution is reached within {size + 1} iterations"
+        )
+        raise MemoryError(msg)
+    run_iter = min(n_iter, size + 1)  # then K̃ᵀr is rounding: the later iterates repeat
     root = sqrt_weight
     y = y if root is None else root * y
     c = xp.zeros(size, dtype=y.dtype, device=device_of(y))
@@ -462,12 +472,12 @@ def solve_cgls(
     eps_size = math.sqrt(size) * float(xp.finfo(y.dtype).eps)
     r_norm = float(xp.sqrt(xp.sum(r * r)))
     scale = math.sqrt(gg) / r_norm if r_norm > 0 else 0.0
-    basis = xp.zeros((size, n_iter + 1), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
+    basis = xp.zeros((size, run_iter + 1), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
     if gg > 0:
         basis[:, 0] = g / math.sqrt(gg)
     iterates = xp.zeros((n_iter, size), dtype=y.dtype, device=device_of(y))
     norms = xp.zeros(n_iter, dtype=y.dtype, device=device_of(y))
-    for i in range(n_iter):
+    for i in range(run_iter):
         if gg > 0:
             step, r, g = operator.cgls_step(d, r, gg, bias=bias, root=root)
             if step > 0:
@@ -484,5 +494,7 @@ def solve_cgls(
             gg = gg_new
         iterates[i, :] = c
         norms[i] = r_norm
+    iterates[run_iter:, :] = c
+    norms[run_iter:] = r_norm
     coef, intercept = _split(xp.matrix_transpose(iterates), n)
     return CGLSPath(xp.matrix_transpose(coef), intercept, norms)
