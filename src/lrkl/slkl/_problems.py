@@ -326,7 +326,9 @@ def slkl_problems(
     # With an intercept, y enters shifted by the mean of its first block, so that an offset
     # of y cancels exactly (y − shift) before anything is squared or summed: Cᵀy − n·ȳ·c̄
     # lost every digit of a float32 y at 1e5 with a spread of 5 (R² −10 where float64 gave 0.96)
-    shift = run.first(lambda Y_rows: xp.mean(Y_rows, axis=0), Y) if fit_intercept else None
+    shift = None
+    if fit_intercept:
+        shift = run.first(lambda X_rows, Y_rows: xp.mean(Y_rows, axis=0), X, Y)
 
     def accumulate(X_rows: Array, Y_rows: Array) -> tuple[Array, ...]:
         """``b = C_SᵀY``, the column sums, ``B`` (or its diagonal), ``Σ y²`` and ``Σ y`` over
