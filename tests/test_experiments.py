@@ -1,4 +1,5 @@
-"""The slow end-to-end runs of ``lrkl reproduce NAME --quick`` (``nox -s tests_slow``)."""
+"""The slow end-to-end runs of ``lrkl reproduce NAME --quick`` (``nox -s tests_slow``), and the
+command line's help."""
 
 from __future__ import annotations
 
@@ -127,3 +128,17 @@ def test_prato_zanni_data_sets_have_the_papers_sizes():
         assert abs(data.X.mean(axis=0)).max() < 1e-10
     with pytest.raises(ValueError, match="name must be one of"):
         load_prato_zanni("boston")
+
+
+def test_each_option_help_states_its_default_once(capsys):
+    """The help appended "(default: None)" and a second default to options whose help gave
+    theirs ("(default: 20, as in the paper; 2 with --quick) (default: None)")."""
+    from lrkl._cli import EXPERIMENTS, main
+
+    for name in EXPERIMENTS:
+        with pytest.raises(SystemExit):
+            main(["reproduce", name, "--help"])
+        flat = " ".join(capsys.readouterr().out.split())
+        assert "(default: None)" not in flat, name
+        for option_help in flat.split(" --"):
+            assert option_help.count("default:") <= 1, (name, option_help)

@@ -29,12 +29,23 @@ def build_parser() -> argparse.ArgumentParser:
             name,
             help=module.DESCRIPTION,
             description=module.DESCRIPTION,
-            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+            formatter_class=_HelpFormatter,
         )
         sub.add_argument("--out", default=f"lrkl-{name}", help="folder for tables and figures")
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default after its help, unless the help says it already or it is None
+    (the help printed "(default: 20, ...) (default: None)")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default:" in text or action.default is None:
+            return text
+        return super()._get_help_string(action)
 
 
 def _version() -> str:
