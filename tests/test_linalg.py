@@ -172,6 +172,23 @@ def test_large_kernel_ridge_fit_completes():
     assert np.mean((model.predict(X[:500]) - y[:500]) ** 2) < 0.1 * np.var(y)
 
 
+@pytest.mark.large
+def test_large_kernel_ridge_cv_fit_completes():
+    """``KernelRidgeCV().fit`` on 20 000 rows: one eigendecomposition (LAPACK's ``syevd``) of
+    the 20 000 × 20 000 kernel matrix gives every α of the grid and its leave-one-out error."""
+    from lrkl import KernelRidgeCV
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20_000, 8))
+    y = np.sin(X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(20_000)
+    model = KernelRidgeCV().fit(X, y)
+    assert np.all(np.isfinite(model.dual_coef_))
+    assert np.all(np.isfinite(model.mse_path_))
+    # the chosen α predicts held-out rows of the same function well (noise variance 0.01)
+    T = rng.standard_normal((500, 8))
+    assert np.mean((model.predict(T) - np.sin(T[:, 0]) - T[:, 1]) ** 2) < 0.1 * np.var(y)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_eigh_on_numpy_is_lapacks_syevd_in_the_input_precision(dtype):
     # NumPy's own eigh computes float32 in float64: a float32 fit must stay float32 arithmetic
