@@ -29,7 +29,7 @@ from lrkl import (
     SLKLRegressorCV,
     UniformKernelRidge,
     UniformRankOneRidge,
-    _validation,
+    _backend,
 )
 from lrkl._backend import to_numpy
 from lrkl._validation import InvalidParameterError
@@ -265,7 +265,7 @@ def test_bad_weights_and_estimators_without_weights(weighted_data):
 
 
 def test_dense_methods_check_their_size_first(monkeypatch):
-    monkeypatch.setattr(_validation, "device_memory", lambda x: 2**20)  # a 1 MiB device
+    monkeypatch.setattr(_backend, "device_memory", lambda x: 2**20)  # a 1 MiB device
     X = np.random.default_rng(0).normal(size=(400, 2))  # K: 1.2 MiB in float64
     for model, alternative in [
         (KernelRidge(), "LowRankRidge"),

@@ -435,6 +435,19 @@ def device_memory(x: Array) -> int | None:
         return None
 
 
+def require_device_memory(needed: int, like: Array, *, what: str, advice: str) -> None:
+    """Raise :class:`MemoryError` before an allocation of ``needed`` bytes that cannot fit in
+    the memory of ``like``'s device (:func:`device_memory`; nothing where that is unknown):
+    "``what``: N GiB needed, more than the M GiB of memory of this device. ``advice``"."""
+    limit = device_memory(like)
+    if limit is not None and needed > limit:
+        msg = (
+            f"{what}: {needed / 2**30:.1f} GiB needed, more than the {limit / 2**30:.1f} GiB of "
+            f"memory of this device. {advice}"
+        )
+        raise MemoryError(msg)
+
+
 # --------------------------------------------------------------------------- backends by name
 
 #: The names :func:`resolve_backend` knows, as the CLI, the tests and the benchmarks spell them.

@@ -34,12 +34,12 @@ from lrkl._backend import (
     _is_number,
     check_array,
     check_consistent_length,
-    device_memory,
     device_of,
     ensure_array,
     get_namespace,
     host_namespace,
     move_to,
+    require_device_memory,
     row_major,
     same_place,
     to_numpy,
@@ -359,16 +359,14 @@ def check_dense_kernel_size(
 
     ``alternative`` names the low-rank estimator to use instead.
     """
-    limit = device_memory(X)
     needed = count * n * n * (get_namespace(X).finfo(X.dtype).bits // 8)
-    if limit is not None and needed > limit:
-        what = "the n × n kernel matrix" if count == 1 else f"{count} kernel matrices of n × n"
-        msg = (
-            f"{owner} forms {what}: n_samples = {n} needs {needed / 2**30:.1f} GiB "
-            f"for that alone, more than the {limit / 2**30:.1f} GiB of memory of this device. "
-            f"Use a low-rank method instead: {alternative}"
-        )
-        raise MemoryError(msg)
+    matrices = "the n × n kernel matrix" if count == 1 else f"{count} kernel matrices of n × n"
+    require_device_memory(
+        needed,
+        X,
+        what=f"{owner} forms {matrices}, at n_samples = {n} alone",
+        advice=f"Use a low-rank method instead: {alternative}",
+    )
 
 
 def check_predict_X(

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import device_memory, device_of, get_namespace
+from lrkl._backend import device_of, get_namespace, require_device_memory
 from lrkl._checks import check_number, check_option
 from lrkl._executor import executor_for
 from lrkl._linalg import eigh, orthogonalise, qr, svd
@@ -448,15 +448,12 @@ def solve_cgls(
     xp = operator.xp
     n = operator.n
     size = n + int(bias)
-    needed = n_iter * size * xp.finfo(y.dtype).bits // 8
-    limit = device_memory(y)
-    if limit is not None and needed > limit:
-        msg = (
-            f"solve_cgls keeps every iterate: n_iter = {n_iter} iterates of {size} coefficients "
-            f"need {needed / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB of memory of "
-            f"this device; the least-squares solution is reached within {size + 1} iterations"
-        )
-        raise MemoryError(msg)
+    require_device_memory(
+        n_iter * size * xp.finfo(y.dtype).bits // 8,
+        y,
+        what=f"solve_cgls keeps every iterate, n_iter = {n_iter} iterates of {size} coefficients",
+        advice=f"The least-squares solution is reached within {size + 1} iterations.",
+    )
     run_iter = min(n_iter, size + 1)  # then K̃ᵀr is rounding: the later iterates repeat
     root = sqrt_weight
     y = y if root is None else root * y
