@@ -103,18 +103,14 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
 NAMES = sorted(ESTIMATORS)
 CLASSIFIERS = [name for name in NAMES if is_classifier(ESTIMATORS[name]())]
 
-#: Where a discrete choice (pivots, landmarks' kept rank, an iteration count, a grid point) may
-#: flip under float32 round-off, so that the test score — not the predictions — is held within
-#: 0.01 of float64's (docs/backend.rst, "Precision policy").
+#: Where a discrete choice (pivots, landmarks' kept rank, an iteration count) may flip under
+#: float32 round-off, so that the test score — not the predictions — is held within 0.01 of
+#: float64's (docs/backend.rst, "Precision policy"). The CV estimators are not here: they choose
+#: their grid point in float64.
 PIVOTED = {
     "KernelRidge-cg": "CGLS: the iteration count is the regulariser, and float32 CGLS drifts",
-    "KernelRidgeCV": "a penalty chosen on a grid by cross-validation",
-    "KernelRidgeCV-tikhonov": "a penalty chosen on a grid by cross-validation",
-    "KernelRidgeCV-cg": "an iteration count chosen by cross-validation",
     "LowRankRidge-nystrom": "the rank kept of K_MM depends on its small eigenvalues",
-    "LowRankRidgeCV": "a penalty chosen on a grid by cross-validation",
     "MklarenRegressor": "pivots chosen by least-angle regression among near ties",
-    "SLKLRegressorCV": "a penalty chosen on a grid by cross-validation",
     "LowRankMKLClassifier": "ICD pivots and landmarks",
     "LowRankMKLClassifier-gfb_naive": "ICD pivots and landmarks",
 }
@@ -216,6 +212,8 @@ def test_translation_float64(name, data, log_offset, sign):
 @given(data=datasets(), log_offset=st.floats(0, 3), sign=st.sampled_from([-1.0, 1.0]))
 @example(data=_make_data(1, 40, 3), log_offset=3.0, sign=1.0)  # the bound, both ways
 @example(data=_make_data(2, 40, 3), log_offset=3.0, sign=-1.0)
+@example(data=_make_data(4, 52, 2), log_offset=3.0, sign=1.0)  # SLKLRegressorCV: 9e-3 in float32
+@example(data=_make_data(38, 43, 2), log_offset=0.0, sign=1.0)  # KernelRidgeCV: 4e-3 in float32
 def test_translation_float32(name, data, log_offset, sign):
     """float32, ``|c|`` up to 1e3 times the spread (what 24 bits hold; at least twice every
     ``|x|``, so that the moved-back values are exact in float32): within 1e-3 of the spread of
@@ -276,6 +274,7 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 @EXAMPLES
 @given(data=datasets())
 @example(data=_make_data(6, 40, 3))  # float32 ICD pivots tied here while d was float32
+@example(data=_make_data(209, 55, 2))  # KernelRidgeCV-tikhonov: R² 0.989 float32, 0.779 float64
 def test_precision_against_float64(name, dtype, data):
     """float16 (computed in float32) and float32 against the float64 fit of the same rounded
     values: within 1e-3 of the spread, or for :data:`PIVOTED` estimators the test score within

@@ -3,7 +3,8 @@ one α, time per CG iteration with a stored K and on the fly, and CG's peak memo
 
 Also: the estimators' fits on float64 and on float32 data (``*Float32``), whose sensitive parts
 (Gram, pivots, distances) accumulate in float64, so that the cost of that policy is measured:
-``LowRankRidge``/``LowRankRidgeCV`` on Nyström and ICD factors, ``KernelRidge(method="cg")``.
+``LowRankRidge``/``LowRankRidgeCV`` on Nyström and ICD factors, ``KernelRidge(method="cg")``;
+and the CV estimators that compute in float64 whatever the input (``CVFit``).
 
 The whole suite takes about two minutes on 2 cores. The target ratios themselves (against
 scikit-learn and the full SVD at n = 8192) and CG's memory at n = 10⁵ (one iteration there
@@ -12,7 +13,7 @@ takes minutes on 2 cores) are measured by ``benchmarks/scripts/krr_targets.py``.
 
 from __future__ import annotations
 
-from lrkl import KernelRidge, LowRankRidge, LowRankRidgeCV
+from lrkl import KernelRidge, KernelRidgeCV, LowRankRidge, LowRankRidgeCV, SLKLRegressorCV
 
 try:  # the method registry's module (issue 34)
     from lrkl.kernel_ridge._exact import PAPER_LAMBDAS
@@ -165,3 +166,35 @@ class CGFitFloat32(CGFit):
     def setup(self, n, backend):
         super().setup(n, backend)
         self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
+
+
+class CVFit(OnBackend):
+    """The estimators that choose their penalty on a grid, on float64 and float32 data: both
+    compute in float64 and keep a float32 model for float32 data, so the float32 rows measure
+    the cost of that policy (the conversion, and float64 factorisations where float32 ones
+    would be faster). ``KernelRidgeCV()``: the paper's 100 α with exact leave-one-out from one
+    eigendecomposition; ``SLKLRegressorCV``: 17 ν, 5 folds, M = 256 columns."""
+
+    params = (
+        [2_000],
+        ["KernelRidgeCV", "SLKLRegressorCV"],
+        ["float64", "float32"],
+        ["numpy", "cupy"],
+    )
+    param_names = ["n", "estimator", "dtype", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, estimator, dtype, backend):
+        self.use_backend(backend)
+        X, y = self.to_backend(*smooth_regression(n))
+        self.X, self.y = (self.xp.astype(a, getattr(self.xp, dtype)) for a in (X, y))
+        if estimator == "KernelRidgeCV":
+            self.model = KernelRidgeCV(KERNEL)
+        else:
+            self.model = SLKLRegressorCV(kernel=KERNEL, n_columns=256, random_state=0)
+
+    def time_fit(self, n, estimator, dtype, backend):
+        self.model.fit(self.X, self.y)
+        self.sync()

@@ -37,6 +37,7 @@ __all__ = [
     "same_place",
     "synchronize",
     "to_numpy",
+    "widened",
 ]
 
 
@@ -87,6 +88,14 @@ def widest_float(xp: ModuleType, device: Any = None) -> Any:
     except (TypeError, ValueError):  # a namespace that cannot say per device: the standard's
         available = info.dtypes(kind="real floating")
     return available.get("float64", xp.float32)
+
+
+def widened(*arrays: Array, xp: ModuleType) -> tuple[Array, ...]:
+    """``arrays`` in :func:`widest_float` of their device (copies only where narrower): for the
+    estimators that choose their own penalty (the CV estimators of kernel expansions), whose
+    grid reaches penalties at which a float32 solve amplifies the kernel's rounding."""
+    wide = widest_float(xp, device_of(arrays[0]))
+    return tuple(a if a.dtype == wide else xp.astype(a, wide) for a in arrays)
 
 
 def float_dtype(x: Array, *, xp: ModuleType) -> Any:

@@ -331,6 +331,7 @@ class _SLKLModel(KernelExpansionRegressor):
         "centres_": "centers_",
         "weights_": "kernel_weights_",
     }
+    _model_arrays = (*KernelExpansionRegressor._model_arrays, "kernel_weights_")
 
     def _store(
         self, result: SLKLResult, X: Array, candidates: list[int], kernel: Kernel, *, xp: ModuleType

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from sklearn.utils import check_random_state
 from sklearn.utils.parallel import Parallel, delayed
 
-from lrkl._backend import device_of, index_array, to_numpy
+from lrkl._backend import device_of, index_array, to_numpy, widened
 from lrkl._model_selection import (
     check_grid,
     check_groups,
@@ -376,6 +376,10 @@ class SLKLRegressorCV(_SLKLModel):
         solver = _solver_options(self.solver, self.selection, self.step)
         xp, X, y = check_X_y(X, y, owner=self, min_samples=2)
         groups = check_groups(groups, X.shape[0])
+        # In float64, the model kept in X's dtype: the grid reaches ν at which a float32 solve
+        # moves with the last bits of the data (up to 9e-3 of the spread at 1e-3·ν_max).
+        model_dtype = X.dtype
+        X, y = widened(X, y, xp=xp)
         # The path and its validation errors on y of unit scale (an exact power of 2): ν_max
         # and the MSE would overflow at y · 1e200. ν scales with y².
         y_scale = power_of_two_scale(y, xp=xp)
@@ -443,4 +447,5 @@ class SLKLRegressorCV(_SLKLModel):
             max_iter=self.max_iter,
         )
         self._store(_rescaled(result, y_scale), X, candidates, kernel, xp=xp)
+        self._keep_model_in(model_dtype, xp=xp)
         return self
