@@ -298,7 +298,9 @@ class KernelRidgeCV(KernelRidge):
 
     The model kept is the path's point at the chosen value, fitted on all the data (for RLS
     and Tikhonov it comes from the same factorisation; CG runs again to ``n_iter_``). A choice
-    on an end of the grid gets a warning. Single-output ``y`` only, no sample weights.
+    on an end of the grid gets a warning. Single-output ``y`` only, no sample weights. The fit is
+    computed in float64 whatever the input's float dtype, and the model kept in the input's
+    (float32 data: float64's memory during the fit; see the precision policy in the docs).
 
     Parameters
     ----------

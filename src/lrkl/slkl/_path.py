@@ -255,7 +255,8 @@ class SLKLRegressorCV(_SLKLModel):
     from all the training data; each fold then fits its own path, and the chosen ν is refitted
     on all the data from the pass over the rows already made for ν_max. A choice on either end
     of the grid gets a warning (the bottom only while the validation error still falls there by
-    more than 1 %): the best ν may lie outside it.
+    more than 1 %): the best ν may lie outside it. The fit is computed in float64 whatever the
+    input's float dtype, and the model kept in the input's (the precision policy in the docs).
 
     Parameters
     ----------
