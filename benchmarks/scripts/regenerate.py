@@ -28,12 +28,14 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 
 def _asv(name: str, *patterns: str) -> str:
-    """asv on the patterns in this environment, then the results as fragment ``name``."""
+    """asv on the patterns in this environment, then the results as fragment ``name``. With
+    ``--python=same`` asv saves results only for a named commit (``--set-commit-hash``)."""
     selected = " ".join(f"-b {shlex.quote(p)}" for p in patterns)
     quoted = " ".join(shlex.quote(p) for p in patterns)
     return (
-        f"cd benchmarks && asv machine --yes >/dev/null && asv run --python=same -a repeat=5 "
-        f"{selected} && cd .. && python {SCRIPTS}/asv_fragment.py {name} {quoted}"
+        f"cd benchmarks && asv machine --yes >/dev/null && asv run --python=same "
+        f'--set-commit-hash "$(git rev-parse HEAD)" -a repeat=5 {selected} && cd .. && '
+        f"python {SCRIPTS}/asv_fragment.py {name} {quoted}"
     )
 
 
