@@ -277,7 +277,9 @@ def test_dense_methods_check_their_size_first(monkeypatch):
         with pytest.raises(MemoryError, match=rf"GiB .* 0\.0 GiB of memory .*{alternative}"):
             model.fit(X, X[:, 0])
         assert not hasattr(model, "dual_coef_")
-    KernelRidge().fit(X[:300], X[:300, 0])  # 0.7 MiB: fits
+    KernelRidge().fit(X[:200], X[:200, 0])  # K and its factor, 0.6 MiB: fits
+    with pytest.raises(MemoryError, match="2 matrices of n × n"):  # 1.4 MiB: the peak counts
+        KernelRidge().fit(X[:300], X[:300, 0])
 
 
 def test_progress_bars_stay_quiet_in_a_log(capsys):

@@ -10,7 +10,7 @@ import pytest
 from sklearn.kernel_ridge import KernelRidge as SklearnKernelRidge
 from sklearn.model_selection import GridSearchCV, KFold, LeaveOneOut
 
-from lrkl import KernelRidge, KernelRidgeCV, kernels
+from lrkl import AlignmentKernelRidge, KernelRidge, KernelRidgeCV, UniformKernelRidge, kernels
 from lrkl._backend import to_numpy
 from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Gaussian, Linear
 
@@ -429,3 +429,54 @@ def test_psd_kernels_on_clustered_data_far_from_the_centre_are_not_refused():
     KernelRidge(kernel=kernel, alpha=1e-12).fit(X, y)
     with pytest.warns(UserWarning, match="smallest value"):
         KernelRidgeCV(kernel=kernel).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("estimator", "weighted"),
+    [
+        (KernelRidge(), False),
+        (KernelRidge(), True),
+        (KernelRidge(penalize_intercept=True), False),
+        (KernelRidge(solver="eigh"), False),
+        (KernelRidge(solver="eigh", penalize_intercept=True), True),
+        (KernelRidge(method="tikhonov"), False),
+        (KernelRidge(method="tikhonov"), True),
+        (KernelRidge(method="tikhonov", fit_intercept=False), False),
+        (KernelRidgeCV(), False),
+        (KernelRidgeCV(method="tikhonov"), False),
+        (UniformKernelRidge([Gaussian(), Linear()]), False),
+        (UniformKernelRidge([Gaussian(), Linear(), Gaussian(gamma=0.1)]), False),
+        (AlignmentKernelRidge([Gaussian(), Linear()], method="alignfc"), True),
+    ],
+    ids=lambda p: repr(p) if not isinstance(p, bool) else ("weighted" if p else "unweighted"),
+)
+def test_the_memory_check_counts_the_peak_of_the_fit(monkeypatch, estimator, weighted):
+    """The MemoryError raised before a dense fit that cannot fit the device counts the fit's
+    peak (traced NumPy allocations, LAPACK's workspace included) within one n × n matrix: an
+    undercount let KernelRidge(method="tikhonov") pass the check at 20 000 rows and then need
+    7.4 matrices of 3.2 GB on a 24 GiB machine."""
+    import tracemalloc
+
+    from lrkl.kernel_ridge import _combined, _methods
+
+    counts = []
+    check = _methods.check_dense_kernel_size
+    for module in (_methods, _combined):
+        monkeypatch.setattr(
+            module,
+            "check_dense_kernel_size",
+            lambda n, X, **kwargs: counts.append(kwargs["count"]) or check(n, X, **kwargs),
+        )
+    n = 1000
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=n)
+    weights = {"sample_weight": rng.uniform(0.5, 2.0, n)} if weighted else {}
+    tracemalloc.start()
+    try:
+        estimator.fit(X, y, **weights)
+        peak = tracemalloc.get_traced_memory()[1] / (8 * n * n)
+    finally:
+        tracemalloc.stop()
+    assert counts
+    assert max(counts) - 1.1 < peak <= max(counts) + 0.1, (counts, peak)

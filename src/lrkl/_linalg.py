@@ -356,10 +356,12 @@ def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
     return w, v
 
 
-def svd(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array, Array]:
-    """Thin SVD ``a = U diag(s) Vh`` with ``s`` descending."""
+def svd(a: Array, /, *, xp: ModuleType, overwrite: bool = False) -> tuple[Array, Array, Array]:
+    """Thin SVD ``a = U diag(s) Vh`` with ``s`` descending. ``overwrite``: ``a`` may be
+    destroyed (SciPy then spares a copy of it; LAPACK's ``gesdd`` still takes ``3·min(m, n)²``
+    of workspace beside ``U`` and ``Vh``)."""
     if _kind(xp) == "numpy":
-        return scipy.linalg.svd(a, full_matrices=False, check_finite=False)
+        return scipy.linalg.svd(a, full_matrices=False, check_finite=False, overwrite_a=overwrite)
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     return u, s, vh
 

@@ -354,13 +354,18 @@ def check_sample_weight(sample_weight: Any, X: Array, *, owner: Any) -> Array | 
 def check_dense_kernel_size(
     n: int, X: Array, *, owner: str, alternative: str, count: int = 1
 ) -> None:
-    """Raise :class:`MemoryError` before ``count`` kernel matrices of ``n × n`` are allocated
-    that cannot fit in X's dtype into the memory of X's device (:func:`device_memory`).
+    """Raise :class:`MemoryError` before a fit whose peak is ``count`` matrices of ``n × n`` in
+    X's dtype (the kernel matrix, its factors, LAPACK's workspace) that cannot fit into the
+    memory of X's device (:func:`device_memory`).
 
     ``alternative`` names the low-rank estimator to use instead.
     """
     needed = count * n * n * (get_namespace(X).finfo(X.dtype).bits // 8)
-    matrices = "the n × n kernel matrix" if count == 1 else f"{count} kernel matrices of n × n"
+    matrices = (
+        "the n × n kernel matrix"
+        if count == 1
+        else f"{count} matrices of n × n (the kernel matrix, its factors, their workspace)"
+    )
     require_device_memory(
         needed,
         X,

@@ -225,10 +225,8 @@ def _split(c_tilde: Array, n: int) -> RidgeCoefficients:
 def _nonzero(
     U: Array, s: Array, Vt: Array, size: int, sqrt_weight: Array | None, *, xp: ModuleType
 ) -> TikhonovProblem:
-    """The singular triplets with ``s > size · eps · max s`` (the others are zero up to
-    rounding), largest first."""
-    order = xp.argsort(s, descending=True)
-    U, s, Vt = xp.take(U, order, axis=1), xp.take(s, order), xp.take(Vt, order, axis=0)
+    """The singular triplets (``s`` descending) with ``s > size · eps · max s`` (the others are
+    zero up to rounding): views, no copy of ``U`` or ``Vt``."""
     cutoff = size * xp.finfo(s.dtype).eps * float(s[0]) if s.shape[0] else 0.0
     k = int(xp.sum(xp.astype(s > cutoff, xp.int64)))
     return TikhonovProblem(U[:, :k], s[:k], Vt[:k, :], sqrt_weight)
@@ -240,12 +238,22 @@ def tikhonov_problem(
     """Set up Tikhonov on ``K̃ = [K 1]`` (or ``K``) by its thin SVD (``O(n³)``); with sample
     weights ``w`` on ``S K̃``, ``S = diag(√w)`` (the solve then takes ``S y``)."""
     n = K.shape[0]
+    if not bias and sqrt_weight is None:  # the caller's K, which the SVD must not destroy
+        U, s, Vt = svd(K, xp=xp)
+        return _nonzero(U, s, Vt, n, None, xp=xp)
+    # K̃ is written as the rows of a new array holding K̃ᵀ: K̃ is then Fortran-ordered, which
+    # SciPy hands to LAPACK without a copy, and the SVD may destroy it. The peak is 6 n² with
+    # gesdd's workspace of 3 n² (8 n² for a C-ordered K̃ beside K).
+    Kt = xp.empty((n + int(bias), n), dtype=K.dtype, device=device_of(K))
+    if sqrt_weight is None:
+        Kt[:n, :] = xp.matrix_transpose(K)
+    else:
+        Kt[:n, :] = xp.matrix_transpose(K) * sqrt_weight[None, :]
     if bias:
-        K = xp.concat([K, xp.ones((n, 1), dtype=K.dtype, device=device_of(K))], axis=1)
-    if sqrt_weight is not None:
-        K = sqrt_weight[:, None] * K
-    U, s, Vt = svd(K, xp=xp)
-    return _nonzero(U, s, Vt, K.shape[1], sqrt_weight, xp=xp)
+        Kt[n, :] = 1.0 if sqrt_weight is None else sqrt_weight
+    del K  # freed here when the caller passed a temporary (the estimators do)
+    U, s, Vt = svd(xp.matrix_transpose(Kt), xp=xp, overwrite=True)
+    return _nonzero(U, s, Vt, Kt.shape[0], sqrt_weight, xp=xp)
 
 
 def tikhonov_problem_from_factor(
@@ -270,6 +278,7 @@ def tikhonov_problem_from_factor(
     if bias:
         HHt[r, r] = 1.0
     w, W = eigh(R @ HHt @ xp.matrix_transpose(R), xp=xp)
+    w, W = xp.flip(w), xp.flip(W, axis=1)  # descending, as _nonzero takes them
     s = xp.sqrt(xp.where(w > 0, w, xp.zeros_like(w)))
     W, s, _, _ = _nonzero(W, s, xp.matrix_transpose(W), n + extra, None, xp=xp)
     WtR = xp.matrix_transpose(W) @ R  # shape: (k, r + extra)
