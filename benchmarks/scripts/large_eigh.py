@@ -11,13 +11,15 @@ with ``solver="eigh"``), or with ``--svd`` its ``gesdd`` (``svd``: the Tikhonov 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 
 import array_api_compat.numpy as xp
 import numpy as np
 import threadpoolctl
 
-from lrkl._linalg import eigh, svd
+from lrkl._linalg import eigh
+from lrkl.kernel_ridge._regularization import tikhonov_problem
 from lrkl.kernels import Gaussian
 
 
@@ -32,15 +34,17 @@ def main(argv=None):
     for info in threadpoolctl.threadpool_info():
         print(info["internal_api"], info.get("architecture"), info["num_threads"], "threads")
     start = time.perf_counter()
-    if args.svd:
-        K_tilde = np.hstack([K, np.ones((n, 1))])
+    if args.svd:  # as KernelRidge(method="tikhonov") sets up: K is not kept beside [K, 1]
         del K
-        U, s, Vh = svd(K_tilde, xp=xp)
+        problem = tikhonov_problem(Gaussian(gamma=0.05)(X), bias=True, xp=xp)
         seconds = time.perf_counter() - start
-        residual = np.abs(K_tilde @ Vh[0] - s[0] * U[:, 0]).max()
+        U, s, Vt = problem.U, problem.s, problem.Vt
+        first = Gaussian(gamma=0.05)(X) @ Vt[0, :n] + Vt[0, n]  # K̃ v₁, which should be s₁ u₁
+        residual = np.abs(first - s[0] * U[:, 0]).max()
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
         print(
             f"n = {n}: svd of [K, 1] {seconds:.1f} s, singular values {s[-1]:.3g} to "
-            f"{s[0]:.3g}, residual {residual:.2e}"
+            f"{s[0]:.3g}, residual {residual:.2e}, peak resident memory {peak:.1f} GiB"
         )
         return
     w, V = eigh(K, xp=xp)
