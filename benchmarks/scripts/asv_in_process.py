@@ -60,7 +60,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     attrs = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args.attr)}
     rows = []
-    for name, idx, label in _selected(args.patterns):
+    # discovery first: a benchmark that imports a module lazily would change the module
+    # dictionary discovery iterates over ("dictionary changed size during iteration")
+    for name, idx, label in list(_selected(args.patterns)):
         try:
             result = _measure(name, idx, attrs)
         except Exception:
