@@ -216,3 +216,12 @@ def test_check_bool_takes_zero_d_booleans_of_any_array_library():
     for bad in (1, torch.tensor(1), array_api_strict.asarray(1.0), "yes"):
         with pytest.raises(ValueError, match="fit_intercept must be True or False"):
             check_bool(bad, name="fit_intercept")
+
+
+@pytest.mark.parametrize("call", ["eigh", "lstsq"])
+def test_lapack_that_does_not_converge_is_a_value_error(call):
+    """LAPACK's failure to converge (here on NaN, which the estimators refuse earlier) is a
+    ValueError that says which factorisation of which size, not NumPy's LinAlgError."""
+    a = np.full((3, 3), np.nan)
+    with pytest.raises(ValueError, match=r"of a 3 × 3 matrix did not converge \(LAPACK"):
+        L.eigh(a, xp=np) if call == "eigh" else L.lstsq(a, np.ones(3), xp=np)

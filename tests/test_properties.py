@@ -100,6 +100,25 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     ),
 }
 
+#: Every public estimator at its defaults (a seed fixed where it has one): the configurations a
+#: user starts from, with the default kernel lists and ``rank=None`` where that is the default.
+DEFAULTS: dict[str, Callable[[], BaseEstimator]] = {
+    "AlignmentKernelRidge-defaults": lambda: AlignmentKernelRidge(),
+    "AlignmentKernelRidge-alignf-defaults": lambda: AlignmentKernelRidge(method="alignf"),
+    "KernelRidgeSubset-defaults": lambda: KernelRidgeSubset(random_state=0),
+    "LowRankFeatures-defaults": lambda: LowRankFeatures(),
+    "LowRankMKLClassifier-defaults": lambda: LowRankMKLClassifier(random_state=0),
+    "LowRankRidge-defaults": lambda: LowRankRidge(),
+    "LowRankRidgeCV-defaults": lambda: LowRankRidgeCV(),
+    "MklarenRegressor-defaults": lambda: MklarenRegressor(),
+    "SLKLClassifier-defaults": lambda: SLKLClassifier(random_state=0),
+    "SLKLRegressor-defaults": lambda: SLKLRegressor(random_state=0),
+    "SLKLRegressorCV-defaults": lambda: SLKLRegressorCV(random_state=0),
+    "UniformKernelRidge-defaults": lambda: UniformKernelRidge(),
+    "UniformRankOneRidge-defaults": lambda: UniformRankOneRidge(random_state=0),
+}
+ESTIMATORS.update(DEFAULTS)
+
 NAMES = sorted(ESTIMATORS)
 CLASSIFIERS = [name for name in NAMES if is_classifier(ESTIMATORS[name]())]
 
@@ -113,6 +132,19 @@ PIVOTED = {
     "MklarenRegressor": "pivots chosen by least-angle regression among near ties",
     "LowRankMKLClassifier": "ICD pivots and landmarks",
     "LowRankMKLClassifier-gfb_naive": "ICD pivots and landmarks",
+    "MklarenRegressor-defaults": "pivots chosen by least-angle regression among near ties",
+}
+
+#: At ``rank=None`` (their default) these keep the columns above the input dtype's floor
+#: ``n·ε·max diag K`` (ICD's residual, Nyström's eigenvalues of K_MM): in float32 that rank is a
+#: knife edge — a float32 offset or the float64 fit of the same values keeps another — and the
+#: out-of-sample features move with it. Held, in float32 too, to the test score within 0.01 of
+#: the reference's (a transformer: ``G Gᵀ`` of the training rows, where both approximate ``K``
+#: to their floor, within 1e-3 of the spread). docs/backend.rst, "Precision policy".
+RANK_FROM_FLOOR = {
+    "LowRankFeatures-defaults": "ICD at rank=None",
+    "LowRankRidgeCV-defaults": "ICD at rank=None",
+    "LowRankMKLClassifier-defaults": "Nyström at rank=None",
 }
 
 #: Reproducible runs; no shrinking, which would cost seconds per expected failure on every run.
@@ -125,9 +157,31 @@ EXAMPLES = settings(
 )
 
 
+#: Open (issue 33): at their defaults these miss even the score rule in float32 or float16 on
+#: some draws (test R² 0.086 apart for LowRankRidgeCV, pinned below; with
+#: ``LRKL_PROPERTY_EXAMPLES=25`` 0.074 for MklarenRegressor on float16 and one test label of 15
+#: for LowRankMKLClassifier). The rank kept
+#: at ``rank=None`` (MklarenRegressor: its least-angle pivots) follows the rounding; a fix
+#: computes the factor in float64. Non-strict: most draws pass.
+FLOAT32_DEFAULTS_OPEN = {
+    "LowRankRidgeCV-defaults",
+    "LowRankMKLClassifier-defaults",
+    "MklarenRegressor-defaults",
+}
+
+
 def _params(test: str) -> list:
-    """Every estimator's name, one parameter each (``test``, the property, is for readers)."""
-    return list(NAMES)
+    """Every estimator's name, one parameter each (``test``, the property); the float32 and
+    float16 properties mark :data:`FLOAT32_DEFAULTS_OPEN` as expected to fail on some draws."""
+    if test not in ("translation_float32", "float16", "float32"):
+        return list(NAMES)
+    reason = "float32 at rank=None / least-angle pivots: open, issue 33"
+    return [
+        pytest.param(name, marks=pytest.mark.xfail(reason=reason, strict=False))
+        if name in FLOAT32_DEFAULTS_OPEN
+        else name
+        for name in NAMES
+    ]
 
 
 def test_every_public_estimator_is_covered():
@@ -217,8 +271,8 @@ def test_translation_float64(name, data, log_offset, sign):
 def test_translation_float32(name, data, log_offset, sign):
     """float32, ``|c|`` up to 1e3 times the spread (what 24 bits hold; at least twice every
     ``|x|``, so that the moved-back values are exact in float32): within 1e-3 of the spread of
-    the float32 fit of the same rounded values moved back."""
-    X, y, T, _ = data
+    the float32 fit of the same rounded values moved back (:data:`RANK_FROM_FLOOR`: its rule)."""
+    X, y, T, y_test = data
     # c representable in float32 and beyond twice every |x|: X + c − c is then exact in float32
     c = sign * max(10.0**log_offset * np.ptp(X), 2 * np.max(np.abs(np.r_[X, T])))
     c = float(np.float32(c))
@@ -227,9 +281,8 @@ def test_translation_float32(name, data, log_offset, sign):
     assert np.array_equal(back.astype(np.float64) + c, Xc.astype(np.float64))  # exact
     y = _target(name, y)
     y = y if name in CLASSIFIERS else y.astype(np.float32)
-    expected = _output(_fit(name, back, y), T_back)
-    got = _output(_fit(name, Xc, y), Tc)
-    _assert_close(got, expected, 1e-3)
+    low, reference = (_fit(name, Xc, y), Xc, Tc), (_fit(name, back, y), back, T_back)
+    _assert_low_precision_close(name, low, reference, _target(name, y_test), RANK_FROM_FLOOR)
 
 
 # --------------------------------------------------------------------------- 2. scale of X
@@ -269,12 +322,19 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 
 
 @pytest.mark.parametrize(
-    ("name", "dtype"), [(name, dtype) for dtype in ("float16", "float32") for name in NAMES]
+    ("name", "dtype"),
+    [
+        pytest.param(*getattr(name, "values", (name,)), dtype, marks=getattr(name, "marks", ()))
+        for dtype in ("float16", "float32")
+        for name in _params(dtype)
+    ],
 )
 @EXAMPLES
 @given(data=datasets())
 @example(data=_make_data(6, 40, 3))  # float32 ICD pivots tied here while d was float32
 @example(data=_make_data(209, 55, 2))  # KernelRidgeCV-tikhonov: R² 0.989 float32, 0.779 float64
+@example(data=_make_data(19, 40, 2))  # LowRankRidgeCV-defaults: R² 0.086 apart in float32 (open)
+@example(data=_make_data(46, 30, 2))  # LowRankRidgeCV-defaults: R² 0.079 apart in float16 (open)
 def test_precision_against_float64(name, dtype, data):
     """float16 (computed in float32) and float32 against the float64 fit of the same rounded
     values: within 1e-3 of the spread, or for :data:`PIVOTED` estimators the test score within
@@ -284,14 +344,26 @@ def test_precision_against_float64(name, dtype, data):
     y, y_test = _target(name, y), _target(name, y_test)
     Xl, Tl = X.astype(dtype), T.astype(dtype)
     yl = y if name in CLASSIFIERS else y.astype(dtype)
-    low = _fit(name, Xl, yl)
-    full = _fit(name, Xl.astype(np.float64), yl if name in CLASSIFIERS else yl.astype(np.float64))
-    got, expected = _output(low, Tl), _output(full, Tl.astype(np.float64))
-    if name not in PIVOTED:
-        _assert_close(got, expected, 1e-3)
+    X64, T64 = Xl.astype(np.float64), Tl.astype(np.float64)
+    low = (_fit(name, Xl, yl), Xl, Tl)
+    full = (_fit(name, X64, yl if name in CLASSIFIERS else yl.astype(np.float64)), X64, T64)
+    _assert_low_precision_close(name, low, full, y_test, {**PIVOTED, **RANK_FROM_FLOOR})
+
+
+def _assert_low_precision_close(
+    name: str, low: tuple, reference: tuple, y_test: Any, by_score: dict[str, str]
+) -> None:
+    """``low`` and ``reference`` are (model, its training X, the test rows): outputs within 1e-3
+    of the spread; for ``by_score`` estimators the test score within 0.01, and for a
+    transformer among them ``G Gᵀ`` of the training rows within 1e-3 of the spread."""
+    (model, X_fit, T), (ref, X_ref, T_ref) = low, reference
+    if name not in by_score:
+        _assert_close(_output(model, T), _output(ref, T_ref), 1e-3)
+    elif hasattr(model, "transform"):
+        _assert_close(_output(model, X_fit), _output(ref, X_ref), 1e-3)
     else:
-        scores = [m.score(t, y_test) for m, t in ((low, Tl), (full, Tl.astype(np.float64)))]
-        assert abs(scores[0] - scores[1]) <= 0.01, PIVOTED[name]
+        scores = [model.score(T, y_test), ref.score(T_ref, y_test)]
+        assert abs(scores[0] - scores[1]) <= 0.01, by_score[name]
 
 
 # --------------------------------------------------------------------------- 4. input kinds

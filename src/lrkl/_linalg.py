@@ -333,6 +333,16 @@ def indefinite_threshold(scale: Any, dtype: Any, *, xp: ModuleType) -> float:
     return math.sqrt(xp.finfo(dtype).eps) * float(scale)
 
 
+def _not_converged(what: str, a: Any, routine: str) -> ValueError:
+    """The error for a LAPACK ``routine`` that did not converge on ``a`` (or its shape)."""
+    m, n = a if isinstance(a, tuple) else tuple(a.shape)
+    msg = (
+        f"the {what} of a {m} × {n} matrix did not converge (LAPACK {routine}): its entries are "
+        "not finite or span beyond float64's range"
+    )
+    return ValueError(msg)
+
+
 def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
     """Eigenvalues (ascending) and eigenvectors of a symmetric ``a``.
 
@@ -346,11 +356,7 @@ def eigh(a: Array, /, *, xp: ModuleType) -> tuple[Array, Array]:
         (syevd,) = scipy.linalg.lapack.get_lapack_funcs(("syevd",), (a,))
         w, v, info = syevd(a, compute_v=1, lower=1)
         if info != 0:
-            msg = (
-                f"the eigendecomposition of a {a.shape[0]} × {a.shape[0]} matrix did not converge "
-                "(LAPACK syevd): its entries are not finite or span beyond float64's range"
-            )
-            raise ValueError(msg)
+            raise _not_converged("eigendecomposition", a, "syevd")
         return w, v
     w, v = xp.linalg.eigh(a)
     return w, v
@@ -361,7 +367,13 @@ def svd(a: Array, /, *, xp: ModuleType, overwrite: bool = False) -> tuple[Array,
     destroyed (SciPy then spares a copy of it; LAPACK's ``gesdd`` still takes ``3·min(m, n)²``
     of workspace beside ``U`` and ``Vh``)."""
     if _kind(xp) == "numpy":
-        return scipy.linalg.svd(a, full_matrices=False, check_finite=False, overwrite_a=overwrite)
+        shape = tuple(a.shape)  # before gesdd may overwrite a
+        try:
+            return scipy.linalg.svd(
+                a, full_matrices=False, check_finite=False, overwrite_a=overwrite
+            )
+        except np.linalg.LinAlgError as error:
+            raise _not_converged("SVD", shape, "gesdd") from error
     u, s, vh = xp.linalg.svd(a, full_matrices=False)
     return u, s, vh
 
@@ -382,7 +394,10 @@ def lstsq(a: Array, b: Array, /, *, xp: ModuleType, rcond: float | None = None) 
     """
     kind = _kind(xp)
     if kind == "numpy":
-        return scipy.linalg.lstsq(a, b, cond=rcond, check_finite=False)[0]
+        try:
+            return scipy.linalg.lstsq(a, b, cond=rcond, check_finite=False)[0]
+        except np.linalg.LinAlgError as error:
+            raise _not_converged("least-squares solve", a, "gelsd") from error
     if kind == "torch":
         import torch
 
