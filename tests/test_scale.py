@@ -46,7 +46,12 @@ ESTIMATORS = {
     "KernelRidge-cg": lambda: KernelRidge(method="cg", max_iter=10),
     "KernelRidgeCV": lambda: KernelRidgeCV(),
     "KernelRidgeCV-kfold": lambda: KernelRidgeCV(cv=3),
+    "KernelRidgeCV-tikhonov": lambda: KernelRidgeCV(method="tikhonov"),
+    "KernelRidgeCV-cg": lambda: KernelRidgeCV(method="cg", max_iter=8),
     "LowRankRidge": lambda: LowRankRidge(rank=10, alpha=0.1),
+    "LowRankRidge-nystrom": lambda: LowRankRidge(
+        rank=10, method="nystrom", alpha=0.1, random_state=0
+    ),
     "LowRankRidge-csi": lambda: LowRankRidge(["rbf"], rank=8, method="csi", alpha=0.1),
     "LowRankRidgeCV": lambda: LowRankRidgeCV(["rbf"], rank=15),
     "UniformKernelRidge": lambda: UniformKernelRidge(["rbf", "linear"], alpha=0.1),
@@ -66,6 +71,8 @@ ESTIMATORS = {
 CHOICES = {
     "KernelRidgeCV": "alpha_",
     "KernelRidgeCV-kfold": "alpha_",
+    "KernelRidgeCV-tikhonov": "alpha_",
+    "KernelRidgeCV-cg": "n_iter_",
     "LowRankRidgeCV": "alpha_",
     "SLKLRegressorCV": "kernel_weights_",
 }
