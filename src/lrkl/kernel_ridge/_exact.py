@@ -134,13 +134,13 @@ class KernelRidge(KernelExpansionRegressor):
         CG: the number of iterations ``t ≥ 1``, the regulariser (more iterations fit the
         training data more closely). The default is the end of the paper's grid
         ``t = 1 … 50``: on its eight data sets (3 splits, Gaussian and linear kernels, raw
-        targets) the test error at ``t = 50`` is 1.6 % above that of the best ``t ≤ 200`` in
-        the median and 2.8× it at worst (triazines, 124 training rows); ``t = 10`` was 1.5×
-        in the median and up to 4 000× (bodyfat, linear kernel). No fixed ``t`` suits every
-        set: on scikit-learn's diabetes (331 training rows) ``t = 50`` overfits (test R²
-        −0.04 to 0.28 over 3 splits, against 0.29 to 0.41 at ``t = 10``). To choose ``t`` from
-        the data, use :class:`KernelRidgeCV` (it chose 7 to 10 there). At most ``n + 1``
-        iterations run: CGLS reaches the least-squares solution by then.
+        targets) the test error at ``t = 50`` is 2.4 % above that of the best ``t ≤ 200`` in
+        the median and 1.42× it at worst (bodyfat, Gaussian kernel); ``t = 10`` is 1.33×
+        in the median and up to 3 900× (bodyfat, linear kernel): docs, "Performance". No
+        fixed ``t`` suits every set: on scikit-learn's diabetes (331 training rows) ``t = 50``
+        overfits (test R² −0.04 to 0.28 over 3 splits, against 0.29 to 0.41 at ``t = 10``).
+        To choose ``t`` from the data, use :class:`KernelRidgeCV` (it chose 7 to 10 there). At
+        most ``n + 1`` iterations run: CGLS reaches the least-squares solution by then.
     solver : {"auto", "cholesky", "eigh"}, default="auto"
         RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
         eigendecomposition of ``K`` (``O(n³)``, about 8× slower, but every other ``α`` after it
