@@ -138,8 +138,8 @@ class KernelRidge(KernelExpansionRegressor):
         the median and 1.42× it at worst (bodyfat, Gaussian kernel); ``t = 10`` is 1.33×
         in the median and up to 3 900× (bodyfat, linear kernel): docs, "Performance". No
         fixed ``t`` suits every set: on scikit-learn's diabetes (331 training rows) ``t = 50``
-        overfits (test R² −0.04 to 0.28 over 3 splits, against 0.29 to 0.41 at ``t = 10``).
-        To choose ``t`` from the data, use :class:`KernelRidgeCV` (it chose 7 to 10 there). At
+        overfits (test R² −0.12 to 0.03 over 3 splits, against 0.25 to 0.41 at ``t = 10``).
+        To choose ``t`` from the data, use :class:`KernelRidgeCV` (it chose 7 to 9 there). At
         most ``n + 1`` iterations run: CGLS reaches the least-squares solution by then.
     solver : {"auto", "cholesky", "eigh"}, default="auto"
         RLS: one Cholesky factorisation of ``K + αI`` (``"auto"``: ``O(n³/3)``) or an
