@@ -177,12 +177,13 @@ OPEN: dict[str, set[str]] = {
 OPEN["float16"] = OPEN["translation_float32"] = OPEN["float32"]
 
 
-def _params(test: str) -> list:
-    """Every estimator's name, one parameter each, for the property ``test``; its :data:`OPEN`
-    ones marked as expected to fail on some draws."""
+def _params(test: str, *more: Any) -> list:
+    """One parameter set per estimator for the property ``test`` (its name, then ``more``); the
+    :data:`OPEN` ones marked as expected to fail on some draws."""
     mark = pytest.mark.xfail(reason=f"{test}: open, issue 33 (see OPEN)", strict=False)
     return [
-        pytest.param(name, marks=mark) if name in OPEN.get(test, ()) else name for name in NAMES
+        pytest.param(name, *more, marks=mark if name in OPEN.get(test, ()) else ())
+        for name in NAMES
     ]
 
 
@@ -326,11 +327,7 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 
 @pytest.mark.parametrize(
     ("name", "dtype"),
-    [
-        pytest.param(*getattr(name, "values", (name,)), dtype, marks=getattr(name, "marks", ()))
-        for dtype in ("float16", "float32")
-        for name in _params(dtype)
-    ],
+    [param for dtype in ("float16", "float32") for param in _params(dtype, dtype)],
 )
 @EXAMPLES
 @given(data=datasets())
