@@ -131,8 +131,10 @@ class LowRankRidgeFit(OnBackend):
 
 
 class LowRankRidgeFitFloat32(LowRankRidgeFit):
-    """The same fits of float32 data: Nyström's landmark block and eigenpairs and ICD's pivots
-    and residual diagonal in float64, the n-row work in float32."""
+    """The same fits of float32 data. ``LowRankRidge``: Nyström's landmark block and
+    eigenpairs and ICD's pivots and residual diagonal in float64, the n-row work in float32.
+    ``LowRankRidgeCV`` computes in float64 and keeps a float32 model (docs/backend.rst), so its
+    rows measure the cost of that policy against ``LowRankRidgeFit``."""
 
     def setup(self, n, method, estimator, backend):
         super().setup(n, method, estimator, backend)

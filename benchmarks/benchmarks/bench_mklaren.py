@@ -62,7 +62,8 @@ class MklarenVsSamples(_MklarenFit):
 
 class MklarenVsSamplesFloat32(MklarenVsSamples):
     """The same fits of float32 data up to n = 1e4 (compare with ``MklarenVsSamples`` at the same
-    n): the pivots' Gaussian columns and the residual diagonal in float64, the rest float32."""
+    n): MklarenRegressor computes in float64 and keeps a float32 model (docs/backend.rst), so
+    these rows measure the cost of that policy."""
 
     params = ([1_000, 10_000], [14], ["numpy"])
 

@@ -66,6 +66,20 @@ class LowRankFactor(NamedTuple):
             self._replace(G=in_memory(self.G), residual=in_memory(self.residual))
         )
 
+    def _astype(self, dtype: Any, *, xp: ModuleType) -> LowRankFactor:
+        """This factor with ``G`` and the map of new points (landmarks, ``L``, projection) in
+        ``dtype``; the residual diagonal stays in its own (at least float64)."""
+
+        def cast(a: Array | None) -> Array | None:
+            return None if a is None else _as_dtype(a, dtype, xp=xp)
+
+        return self._replace(
+            G=cast(self.G),
+            landmarks=cast(self.landmarks),
+            L=cast(self.L),
+            projection=cast(self.projection),
+        )
+
     def transform(self, X: Array, /) -> Array:
         """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``;
         ``transform(X_train) ≈ G``.

@@ -265,6 +265,11 @@ class LowRankFeatures(LRKLTransformer):
             return _nystrom(kernel, X, order[:r], None, xp=xp)
         return _nystrom(kernel, X, order, r, xp=xp)  # n_landmarks (clipped in _fit) landmarks
 
+    def _keep_model_in(self, dtype: Any, *, xp: ModuleType) -> None:
+        """The fitted factors in ``dtype``, the input's, after a fit computed in a wider one
+        (:func:`lrkl._backend.widened`): the features then cost and answer as that dtype."""
+        self.factors_ = [factor._astype(dtype, xp=xp) for factor in self.factors_]
+
     @rowwise
     def transform(self, X: Array) -> Array:
         """The stacked out-of-sample features ``[g_1(x), …, g_p(x)]`` of the rows of ``X``.
