@@ -24,6 +24,7 @@ from lrkl import (
 from lrkl._backend import device_of, get_namespace, to_numpy
 from lrkl.kernels import Gaussian
 from lrkl.slkl._coordinate import _CoordinateState
+from lrkl.slkl._lasso import _RIDGE, _WorkingSet
 from lrkl.slkl._problems import choose_mode, slkl_problem, slkl_problems
 from lrkl.slkl._solver import solve_slkl
 
@@ -301,6 +302,22 @@ def test_active_set_callback_stops_and_reports_the_lasso_objective(backend, refe
     mu = states[0].weights
     assert states[0].objective >= _dense_objective(C, y, mu, NU)[0] * (1 - 1e-12)
     np.testing.assert_allclose(to_numpy(first.weights), mu)
+
+
+@pytest.mark.parametrize("small", [1e-9, 3e-10])
+def test_working_set_solve_reaches_the_unridged_solution(small):
+    """The lasso's working-set systems are solved with ``(B_WW + ρI)⁻¹`` and refined against
+    ``B_WW``; each step divides the error along an eigenvalue λ by (λ + ρ)/ρ, so where λ is near
+    ρ two steps left percents of it (and the fit then followed the rounding of X)."""
+    rng = np.random.default_rng(0)
+    Q, _ = np.linalg.qr(rng.standard_normal((6, 6)))
+    eigenvalues = np.array([1.0, 0.5, 0.2, 1e-3, 1e-6, small])
+    B = (Q * eigenvalues) @ Q.T
+    ws = _WorkingSet(8, _RIDGE)
+    ws.add(list(range(6)), np.c_[B, np.zeros((6, 2))])  # rows B_{W,S} over 8 candidates
+    target = rng.standard_normal(6)
+    exact = Q @ ((Q.T @ target) / eigenvalues)  # B⁻¹ target from the eigenpairs
+    np.testing.assert_allclose(ws.solve(target), exact, rtol=1e-5)
 
 
 @pytest.mark.parametrize("mode", ["direct", "gram"])
