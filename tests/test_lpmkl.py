@@ -261,6 +261,7 @@ def test_lp_mkl_matches_the_full_kernel_mkl(p):
         problem,
         p,
         solver="interior_point",
+        stop="change",
         tol=1e-10,
         weight_tol=1e-9,
         max_outer_iter=300,
@@ -280,7 +281,9 @@ def test_mkl_objective_decreases_and_eq5_does_not(seed):
     y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
     Vs = [rng.normal(size=(n, 10)) * s for s in (0.2, 0.5, 1.0, 2.0)]
     problem = svm_problem(Vs, y, 10.0, xp=_np_xp())
-    options = dict(solver="interior_point", tol=1e-10, weight_tol=1e-7, max_outer_iter=300)
+    options = dict(
+        solver="interior_point", stop="change", tol=1e-10, weight_tol=1e-7, max_outer_iter=300
+    )
     right = solve_lp_mkl(problem, 1.5, xp=_np_xp(), **options)
     paper = solve_lp_mkl(problem, 1.5, paper_norms=True, xp=_np_xp(), **options)
     assert np.all(np.diff(right.objectives) < 1e-8)

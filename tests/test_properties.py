@@ -133,17 +133,12 @@ PIVOTED = {
     "LowRankMKLClassifier-gfb_naive": "ICD pivots and landmarks",
 }
 
-#: At ``rank=None`` (their default) LowRankFeatures keeps the columns above the input dtype's
+#: At ``rank=None`` (its default) LowRankFeatures keeps the columns above the input dtype's
 #: floor ``n·ε·max diag K`` (ICD's residual): in float32 that rank is a knife edge — a float32
 #: offset or the float64 fit of the same values keeps another — and the out-of-sample features
-#: move with it; LowRankMKLClassifier's full Nyström form amplifies float32's rounding of new
-#: rows' kernel values (see OPEN). Held, in float32 too, to the test score within 0.01 of
-#: the reference's (a transformer: ``G Gᵀ`` of the training rows, where both approximate ``K``
-#: to their floor, within 1e-3 of the spread). docs/backend.rst, "Precision policy".
-RANK_FROM_FLOOR = {
-    "LowRankFeatures-defaults": "ICD at rank=None",
-    "LowRankMKLClassifier-defaults": "Nyström at rank=None",
-}
+#: move with it. Held, in float32, to ``G Gᵀ`` of the training rows within 1e-3 of the spread
+#: (both approximate ``K`` to their floor there). docs/backend.rst, "Precision policy".
+RANK_FROM_FLOOR = {"LowRankFeatures-defaults": "ICD at rank=None"}
 
 #: Reproducible runs; no shrinking, which would cost seconds per expected failure on every run.
 #: LRKL_PROPERTY_EXAMPLES=30 searches deeper (about ten times longer).
@@ -153,29 +148,6 @@ EXAMPLES = settings(
     deadline=None,
     phases=[Phase.explicit, Phase.generate],
 )
-
-
-#: Open (issue 33), found by ``LRKL_PROPERTY_EXAMPLES=25`` over the defaults, each pinned by an
-#: ``@example`` where one was found; non-strict, since most draws pass:
-#:
-#: - float32 and float16: LowRankMKLClassifier at ``rank=None`` maps rows through the full
-#:   Nyström form, whose ``max(s, 1e-12)^{-1/2}`` amplifies float32's rounding of the kernel
-#:   values by up to 1e6: decision values up to 4.8e-2 of the spread away, one test label in 15
-#:   on 1 of 50 draws (docs/backend.rst).
-OPEN: dict[str, set[str]] = {
-    "float32": {"LowRankMKLClassifier-defaults"},
-}
-OPEN["float16"] = OPEN["translation_float32"] = OPEN["float32"]
-
-
-def _params(test: str, *more: Any) -> list:
-    """One parameter set per estimator for the property ``test`` (its name, then ``more``); the
-    :data:`OPEN` ones marked as expected to fail on some draws."""
-    mark = pytest.mark.xfail(reason=f"{test}: open, issue 33 (see OPEN)", strict=False)
-    return [
-        pytest.param(name, *more, marks=mark if name in OPEN.get(test, ()) else ())
-        for name in NAMES
-    ]
 
 
 def test_every_public_estimator_is_covered():
@@ -236,7 +208,7 @@ def _assert_close(got: np.ndarray, expected: np.ndarray, tolerance: float) -> No
 # --------------------------------------------------------------------------- 1. translation of X
 
 
-@pytest.mark.parametrize("name", _params("translation_float64"))
+@pytest.mark.parametrize("name", NAMES)
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 8), sign=st.sampled_from([-1.0, 1.0]))
 @example(data=_make_data(1, 40, 3), log_offset=8.0, sign=1.0)  # the bound, both ways
@@ -255,7 +227,7 @@ def test_translation_float64(name, data, log_offset, sign):
     _assert_close(got, expected, 1e-6)
 
 
-@pytest.mark.parametrize("name", _params("translation_float32"))
+@pytest.mark.parametrize("name", NAMES)
 @EXAMPLES
 @given(data=datasets(), log_offset=st.floats(0, 3), sign=st.sampled_from([-1.0, 1.0]))
 @example(data=_make_data(1, 40, 3), log_offset=3.0, sign=1.0)  # the bound, both ways
@@ -282,7 +254,7 @@ def test_translation_float32(name, data, log_offset, sign):
 # --------------------------------------------------------------------------- 2. scale of X
 
 
-@pytest.mark.parametrize("name", _params("scale"))
+@pytest.mark.parametrize("name", NAMES)
 @EXAMPLES
 @given(data=datasets(), k=st.integers(-150, 150))
 @example(data=_make_data(1, 40, 3), k=150)  # the bounds
@@ -318,14 +290,15 @@ def test_scale_of_x_out_of_range_is_a_clear_error(name, data, k, sign):
 
 @pytest.mark.parametrize(
     ("name", "dtype"),
-    [param for dtype in ("float16", "float32") for param in _params(dtype, dtype)],
+    [(name, dtype) for dtype in ("float16", "float32") for name in NAMES],
 )
 @EXAMPLES
 @given(data=datasets())
 @example(data=_make_data(6, 40, 3))  # float32 ICD pivots tied here while d was float32
 @example(data=_make_data(209, 55, 2))  # KernelRidgeCV-tikhonov: R² 0.989 float32, 0.779 float64
-@example(data=_make_data(19, 40, 2))  # LowRankRidgeCV-defaults: R² 0.086 apart in float32 (open)
-@example(data=_make_data(46, 30, 2))  # LowRankRidgeCV-defaults: R² 0.079 apart in float16 (open)
+@example(data=_make_data(19, 40, 2))  # LowRankRidgeCV-defaults was R² 0.086 apart in float32
+@example(data=_make_data(46, 30, 2))  # LowRankRidgeCV-defaults was R² 0.079 apart in float16
+@example(data=_make_data(1301514362, 40, 2))  # LowRankMKLClassifier-defaults: a label, float32
 def test_precision_against_float64(name, dtype, data):
     """float16 (computed in float32) and float32 against the float64 fit of the same rounded
     values: within 1e-3 of the spread, or for :data:`PIVOTED` estimators the test score within

@@ -38,9 +38,11 @@ def nystrom(
 
     With ``C = K[:, S]`` (n × m) and ``W = K[S, S] = U diag(s) Uᵀ``:
 
-    - ``rank=None``: ``G = C U diag(max(s, 1e-12))^{−1/2} Uᵀ`` (n × m), the symmetric
-      pseudo-inverse square root with an eigenvalue floor that scikit-learn's ``Nystroem`` and
-      the Mklaren experiments use (:ref:`mklaren-nystrom`);
+    - ``rank=None``: ``G = C U diag(max(s, f))^{−1/2} Uᵀ`` (n × m), the symmetric
+      pseudo-inverse square root with the eigenvalue floor ``f = 1e-12`` that scikit-learn's
+      ``Nystroem`` and the Mklaren experiments use (:ref:`mklaren-nystrom`), or
+      ``m · ε · s_max`` where that is larger (ε of X's dtype: in float32 ``C`` carries no
+      direction below it, and a floor of 1e-12 amplified its rounding by up to 1e6);
     - ``rank=R``: ``G = C U_R D_R^{−1/2}`` (n × R) with the ``R`` largest eigenpairs of ``W``,
       the ℓp-MKL paper's ``V = C L D^{−1/2}``, so ``G Gᵀ = C W_R^† Cᵀ``; eigenvalues below
       ``m · ε · s_max`` count as zero and give zero columns (a true pseudo-inverse).
@@ -151,16 +153,21 @@ def _nystrom(
     m = len(chosen)
     s_max = xp.max(xp.abs(s))
     _require_psd_landmarks(s, indefinite_threshold(s_max, X.dtype, xp=xp), xp=xp)
+    # C (and new rows' kernel values) carry the input dtype's rounding: directions of W below
+    # that level are noise in C, whatever W's own precision.
+    noise = m * xp.finfo(X.dtype).eps * s_max
     if rank is None:
-        floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
+        # Floored there, never below scikit-learn's 1e-12: with float32 data the 1e-12 floor
+        # alone amplified C's rounding by up to 1e6 (decision values 4.8e-2 of their spread
+        # away from the float64 fit of the same values; 5e-5 with this floor).
+        sklearn_floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
+        floor = xp.maximum(noise, sklearn_floor)
         scale = 1.0 / xp.sqrt(xp.maximum(s, floor))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
     else:
         s_top = xp.flip(s[m - rank :], axis=0)
         U_top = xp.flip(U[:, m - rank :], axis=1)
-        # C (and new rows' kernel values) carry the input dtype's rounding: directions of W
-        # below that level are noise in C, whatever W's own precision.
-        keep = s_top > m * xp.finfo(X.dtype).eps * s_max
+        keep = s_top > noise
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
     projection = _as_dtype(projection, X.dtype, xp=xp)

@@ -237,7 +237,7 @@ def solve_lp_mkl(
     max_iter: int = 3000,
     max_outer_iter: int = 100,
     eta: float = 0.0,
-    stop: str = "change",
+    stop: str = "mkl_gap",
     alpha_scale: float | str = 1.0,
     weights: Array | None = None,
     paper_norms: bool = False,
@@ -249,21 +249,20 @@ def solve_lp_mkl(
 
     The stopping rule, ``stop``:
 
-    - ``"mkl_gap"`` (:class:`lrkl.LowRankMKLClassifier`'s default): stop when the relative MKL
-      duality gap (:func:`mkl_duality_gap`) is at most ``mkl_tol``. Each SVM is solved to a
-      relative duality gap of ``GAP_SHARE`` times the last MKL gap (at least
+    - ``"mkl_gap"`` (the default, as in :class:`lrkl.LowRankMKLClassifier`): stop when the
+      relative MKL duality gap (:func:`mkl_duality_gap`) is at most ``mkl_tol``. Each SVM is
+      solved to a relative duality gap of ``GAP_SHARE`` times the last MKL gap (at least
       ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior point's tolerance):
       inexact while the weights move, exact as they settle, so the weights are updated from
       solutions accurate enough to move them the right way, and the gap, a certificate, goes
       to zero whatever rounding the iterates carry. ``tol`` and ``weight_tol`` are not used.
       liblinear gives no dual point: with it the loop stops as for ``"change"``.
-    - ``"change"`` (the default here, the paper's rules, which give ``tol`` and ``weight_tol``
-      their meaning): each SVM stops by the relative change of its objective (``tol``,
+    - ``"change"`` (the paper's rules, which give ``tol`` and ``weight_tol`` their meaning; the
+      default until issue 33): each SVM stops by the relative change of its objective (``tol``,
       :func:`lrkl.lpmkl.solve_gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
       move by the SVM's inexactness as well as by the update, so whether and when the rule
       holds depends on the last bits of the arithmetic: the same fit can stop, or run to
-      ``max_outer_iter``, on different CPUs' BLAS kernels. Use ``"mkl_gap"`` for a result
-      that does not.
+      ``max_outer_iter``, on different CPUs' BLAS kernels; ``"mkl_gap"`` does not.
     - ``"gap"``: each SVM stops at the relative SVM duality gap ``tol`` (GFB's ``stop="gap"``),
       the loop when ``max |Δd| < weight_tol``.
 
@@ -324,7 +323,7 @@ def _solve_lp_mkl(
     max_iter: int = 3000,
     max_outer_iter: int = 100,
     eta: float = 0.0,
-    stop: str = "change",
+    stop: str = "mkl_gap",
     alpha_scale: float | str = 1.0,
     weights: Array | None = None,
     paper_norms: bool = False,
