@@ -44,6 +44,7 @@ from lrkl.kernel_ridge._solvers import (
     _solve_primal,
 )
 from lrkl.kernels import Kernel
+from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
 __all__ = ["LowRankRidge", "LowRankRidgeCV"]
@@ -235,7 +236,9 @@ class LowRankRidge(LRKLRegressor):
         :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
         self.features_._keep_model_in(dtype, xp=xp)
         self.factors_ = self.features_.factors_
-        self.coef_, self.intercept_ = (xp.astype(a, dtype) for a in (self.coef_, self.intercept_))
+        self.coef_, self.intercept_ = (
+            _as_dtype(a, dtype, xp=xp) for a in (self.coef_, self.intercept_)
+        )
 
     @rowwise
     def features(self, X: Array) -> Array:

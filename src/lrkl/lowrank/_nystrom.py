@@ -159,7 +159,7 @@ def _nystrom(
     if rank is None:
         # Floored there, never below scikit-learn's 1e-12: with float32 data the 1e-12 floor
         # alone amplified C's rounding by up to 1e6 (decision values 4.8e-2 of their spread
-        # away from the float64 fit of the same values; 5e-5 with this floor).
+        # away from the float64 fit of the same values; 2e-4 with this floor).
         sklearn_floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
         floor = xp.maximum(noise, sklearn_floor)
         scale = 1.0 / xp.sqrt(xp.maximum(s, floor))

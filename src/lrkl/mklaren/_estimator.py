@@ -23,6 +23,7 @@ from lrkl._validation import (
 )
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import Kernel
+from lrkl.lowrank._factor import _as_dtype
 from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
     LAMBDA_SCORINGS,
@@ -244,7 +245,7 @@ class MklarenRegressor(LRKLRegressor):
         (:func:`lrkl._backend.widened`): it then costs and answers as that dtype."""
 
         def cast(a: Array) -> Array:
-            return a if a.dtype == dtype else xp.astype(a, dtype)
+            return _as_dtype(a, dtype, xp=xp)
 
         fit = self._fit_result
         arrays = ("bias", "columns", "col_mean", "col_norm", "beta", "fitted")
