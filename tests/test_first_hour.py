@@ -152,7 +152,7 @@ def test_y_follows_x_and_predict_checks_the_namespace_first():
     [
         (SLKLRegressor(n_columns=500), "n_columns=500"),
         (KernelRidgeSubset(n_columns=500), "n_columns=500"),
-        (LowRankRidge(["rbf"], rank=500), "rank=500"),
+        (LowRankRidge(["rbf"], rank=500), "LowRankRidge: rank=500"),  # in its own name
         (MklarenRegressor(["rbf"], n_components=500), "n_components=500"),
     ],
     ids=lambda v: type(v).__name__ if not isinstance(v, str) else v,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import has_fit_parameter
 
 from lrkl import (
     KernelRidge,
@@ -71,7 +72,7 @@ def _failing_fits(estimator, X, y):
     ]
     if isinstance(estimator, LowRankFeatures) and estimator.method != "csi":  # y is ignored
         cases = [case for case in cases if "y" not in case[0]]
-    if "sample_weight" in estimator.fit.__code__.co_varnames:
+    if has_fit_parameter(estimator, "sample_weight"):
         cases.append(("negative weight", X, y, {"sample_weight": -np.ones(X.shape[0])}))
     if is_classifier(estimator):
         cases.append(("one class", X, np.full(X.shape[0], "a"), {}))

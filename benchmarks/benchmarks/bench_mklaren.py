@@ -3,7 +3,8 @@
 The paper's claim is a cost linear in n and in the number of kernels p; the slopes of
 ``time_fit_vs_n`` (log-log, over n) and ``time_fit_vs_kernels`` (over p) should be close to 1.
 The default grids stop at n = 1e5 and p = 1e3 and keep ``asv run --quick`` to a few minutes on
-two cores.
+two cores. Also: the alignment MKL baselines of the paper (``AlignmentKernelRidge``) on float64
+and float32 data.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 
 import numpy as np
 
-from lrkl import MklarenRegressor
+from lrkl import AlignmentKernelRidge, MklarenRegressor
 from lrkl.kernels import Gaussian
 
 from .common import OnBackend
@@ -130,3 +131,24 @@ class MklarenVsLookahead(_MklarenFit):
         return (times[42] - times[14]) / 28
 
     track_seconds_per_iteration.unit = "seconds"
+
+
+class AlignmentFit(OnBackend):
+    """``AlignmentKernelRidge`` at its defaults (seven Gaussian kernels around γ₀) by ``align``
+    and ``alignf``, on float64 and float32 data: the alignment statistics ``a`` and ``M``
+    accumulate in float64 whatever the input, so the float32 rows measure that policy's cost."""
+
+    params = ([2_000], ["align", "alignf"], ["float64", "float32"], ["numpy"])
+    param_names = ["n", "method", "dtype", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, method, dtype, backend):
+        self.use_backend(backend)
+        X, y = self.to_backend(*mklaren_regression(n))
+        self.X, self.y = (self.xp.astype(a, getattr(self.xp, dtype)) for a in (X, y))
+
+    def time_fit(self, n, method, dtype, backend):
+        AlignmentKernelRidge(method=method).fit(self.X, self.y)
+        self.sync()

@@ -60,6 +60,20 @@ COMMANDS: list[tuple[str, str, bool]] = [
         True,
     ),
     ("dask_asv", _asv("dask_asv", "bench_dask"), False),
+    ("precision", f"python {SCRIPTS}/precision.py --draws 40 --rst", False),
+    (
+        "precision_asv",
+        _asv(
+            "precision_asv",
+            "CVFit.time_fit",
+            "LowRankRidgeFit.time_fit",
+            "LowRankRidgeFitFloat32.time_fit",
+            "MklarenVsSamples.time_fit_vs_n",
+            "MklarenVsSamplesFloat32.time_fit_vs_n",
+            "AlignmentFit.time_fit",
+        ),
+        False,
+    ),
     (
         "krr_targets_path",
         f"python {SCRIPTS}/krr_targets.py path --datasets mg --seeds 1 --rst",

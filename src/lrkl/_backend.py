@@ -92,8 +92,10 @@ def widest_float(xp: ModuleType, device: Any = None) -> Any:
 
 def widened(*arrays: Array, xp: ModuleType) -> tuple[Array, ...]:
     """``arrays`` in :func:`widest_float` of their device (copies only where narrower): for the
-    estimators that choose their own penalty (the CV estimators of kernel expansions), whose
-    grid reaches penalties at which a float32 solve amplifies the kernel's rounding."""
+    estimators whose choices follow float32's rounding — the CV estimators (``KernelRidgeCV``,
+    ``SLKLRegressorCV``, ``LowRankRidgeCV``), whose grids reach penalties at which a float32
+    solve amplifies the kernel's rounding, and ``MklarenRegressor``, whose least-angle choices
+    flip with it — which then keep their model in the input's dtype."""
     wide = widest_float(xp, device_of(arrays[0]))
     return tuple(a if a.dtype == wide else xp.astype(a, wide) for a in arrays)
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -46,7 +45,7 @@ from lrkl._backend import (
 )
 from lrkl._executor import lazy_X, lazy_y
 from lrkl._typing import Array
-from lrkl.kernels import KERNEL_NAMES, Gaussian, Kernel, kernel_from_name
+from lrkl.kernels import KERNEL_NAMES, Kernel
 
 __all__ = [
     "KERNEL_CONSTRAINT",
@@ -59,72 +58,12 @@ __all__ = [
     "check_X_y",
     "check_classification_X_y",
     "check_dense_kernel_size",
-    "check_kernel",
-    "check_kernels",
     "check_n_columns",
     "check_predict_X",
     "check_sample_weight",
     "clip_to_samples",
-    "default_kernels",
     "validate_params",
 ]
-
-
-def default_kernels(X: Array, sample_weight: Array | None = None) -> list[Kernel]:
-    """Seven Gaussian kernels ``exp(−γ‖x − z‖²)``, ``γ = γ₀·2⁻³, …, γ₀·2³``, spread around the
-    width ``γ₀`` that ``Gaussian(gamma="scale")`` takes from the training inputs ``X``.
-
-    (The Mklaren paper's kernels, ``γ = 2⁻³, …, 2³``, suit its unit-norm rows; on standardised
-    features they are far too narrow.)
-    """
-    gamma = Gaussian()._resolve(X, sample_weight).gamma
-    return [Gaussian(gamma=gamma * 2.0**e) for e in range(-3, 4)]
-
-
-def check_kernel(
-    kernel: Kernel | str | None,
-    X: Array,
-    *,
-    name: str = "kernel",
-    sample_weight: Array | None = None,
-) -> Kernel:
-    """The kernel a parameter gives, with its ``"scale"`` widths computed from the training
-    inputs ``X`` and weights (``Kernel._resolve``: ``X`` validated at the caller's door).
-
-    ``kernel`` is a :class:`~lrkl.kernels.Kernel`, one of the names of
-    :data:`~lrkl.kernels.KERNEL_NAMES`, or None for ``Gaussian(gamma="scale")``.
-    """
-    if kernel is None:
-        kernel = Gaussian()
-    elif isinstance(kernel, str):
-        if kernel not in KERNEL_NAMES:
-            msg = f"{name} must be a Kernel or one of {KERNEL_NAMES}, received {kernel!r}"
-            raise ValueError(msg)
-        kernel = kernel_from_name(kernel)
-    elif not isinstance(kernel, Kernel):
-        msg = (
-            f"{name} must be an lrkl.kernels.Kernel, one of {KERNEL_NAMES} or None, received "
-            f"{type(kernel).__name__}"
-        )
-        raise TypeError(msg)
-    return kernel._resolve(X, sample_weight)
-
-
-def check_kernels(
-    kernels: Sequence[Kernel | str] | None, X: Array, *, sample_weight: Array | None = None
-) -> list[Kernel]:
-    """A non-empty list of kernels resolved on ``X`` (see :func:`check_kernel`); None means
-    :func:`default_kernels`."""
-    if kernels is None:
-        return default_kernels(X, sample_weight)
-    kernels = list(kernels)
-    if not kernels:
-        msg = "kernels must hold at least one Kernel, received an empty sequence"
-        raise ValueError(msg)
-    return [
-        check_kernel(kernel, X, name=f"kernels[{q}]", sample_weight=sample_weight)
-        for q, kernel in enumerate(kernels)
-    ]
 
 
 def clip_to_samples(value: int, n: int, *, name: str, owner: str) -> int:

@@ -35,15 +35,17 @@ import math
 import numbers
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any
 
 from lrkl._backend import (
     check_array,
     device_memory,
+    device_of,
     ensure_array,
     get_namespace,
+    index_array,
     require_finite,
 )
 from lrkl._checks import check_number, check_option
@@ -399,7 +401,7 @@ class Gaussian(Kernel):
         return xp.exp(neg_squared_distances(X, Z, self.gamma, xp=xp))
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
-        return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
+        return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))
 
 
 class Laplacian(Kernel):
@@ -423,7 +425,7 @@ class Laplacian(Kernel):
         # −γ‖x − z‖₁ from the differences themselves (each rounded once: translation-invariant,
         # no expansion to cancel, so no centring), γ after; an overflow is −inf, a kernel value
         # of 0 (centred rows at ±finfo.max gave inf − inf = NaN)
-        dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=X.device)
+        dist = xp.zeros((X.shape[0], Z.shape[0]), dtype=X.dtype, device=device_of(X))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             for j in range(X.shape[1]):
@@ -432,7 +434,7 @@ class Laplacian(Kernel):
         return xp.exp(dist)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
-        return xp.ones(X.shape[0], dtype=X.dtype, device=X.device)
+        return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))
 
 
 class Linear(Kernel):
@@ -512,11 +514,11 @@ class Polynomial(Kernel):
                 / math.prod(math.factorial(c.count(j)) for j in set(c))
                 for c in combos
             ]
-            scale = xp.asarray([math.sqrt(w) for w in weights], dtype=X.dtype, device=X.device)
+            scale = xp.asarray([math.sqrt(w) for w in weights], dtype=X.dtype, device=device_of(X))
             if k == 0:
-                monomials = xp.ones((n, 1), dtype=X.dtype, device=X.device)
+                monomials = xp.ones((n, 1), dtype=X.dtype, device=device_of(X))
             else:
-                index = xp.asarray([j for c in combos for j in c], device=X.device)
+                index = index_array([j for c in combos for j in c], xp=xp, device=device_of(X))
                 factors = xp.reshape(xp.take(X, index, axis=1), (n, len(combos), k))
                 monomials = xp.prod(factors, axis=2)
             columns.append(monomials * scale)
@@ -531,6 +533,58 @@ def kernel_from_name(name: str) -> Kernel:
     if name not in kinds:
         check_option(name, KERNEL_NAMES, name="a kernel name")
     return kinds[name]()
+
+
+def default_kernels(X: Array, sample_weight: Array | None = None) -> list[Kernel]:
+    """Seven Gaussian kernels, ``γ = γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` that
+    ``Gaussian(gamma="scale")`` takes from ``X`` (the Mklaren paper's ``γ = 2⁻³, …, 2³`` suit its
+    unit-norm rows; on standardised features they are far too narrow)."""
+    gamma = Gaussian()._resolve(X, sample_weight).gamma
+    return [Gaussian(gamma=gamma * 2.0**e) for e in range(-3, 4)]
+
+
+def check_kernel(
+    kernel: Kernel | str | None,
+    X: Array,
+    *,
+    name: str = "kernel",
+    sample_weight: Array | None = None,
+) -> Kernel:
+    """The kernel a parameter gives (a :class:`Kernel`, one of :data:`KERNEL_NAMES`, or None for
+    ``Gaussian(gamma="scale")``), its ``"scale"`` widths computed from the training inputs ``X``
+    and weights (``X`` validated at the caller's door). With :func:`check_kernels` and
+    :func:`default_kernels`, the one home of kernel resolution for every estimator."""
+    if kernel is None:
+        kernel = Gaussian()
+    elif isinstance(kernel, str):
+        if kernel not in KERNEL_NAMES:
+            msg = f"{name} must be a Kernel or one of {KERNEL_NAMES}, received {kernel!r}"
+            raise ValueError(msg)
+        kernel = kernel_from_name(kernel)
+    elif not isinstance(kernel, Kernel):
+        msg = (
+            f"{name} must be an lrkl.kernels.Kernel, one of {KERNEL_NAMES} or None, received "
+            f"{type(kernel).__name__}"
+        )
+        raise TypeError(msg)
+    return kernel._resolve(X, sample_weight)
+
+
+def check_kernels(
+    kernels: Sequence[Kernel | str] | None, X: Array, *, sample_weight: Array | None = None
+) -> list[Kernel]:
+    """A non-empty list of kernels resolved on ``X`` (see :func:`check_kernel`); None means
+    :func:`default_kernels`."""
+    if kernels is None:
+        return default_kernels(X, sample_weight)
+    kernels = list(kernels)
+    if not kernels:
+        msg = "kernels must hold at least one Kernel, received an empty sequence"
+        raise ValueError(msg)
+    return [
+        check_kernel(kernel, X, name=f"kernels[{q}]", sample_weight=sample_weight)
+        for q, kernel in enumerate(kernels)
+    ]
 
 
 class Precomputed(Kernel):

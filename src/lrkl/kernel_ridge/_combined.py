@@ -16,14 +16,13 @@ from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     check_dense_kernel_size,
-    check_kernels,
     check_sample_weight,
     check_X_y,
 )
 from lrkl.kernel_ridge._base import KernelExpansionRegressor
 from lrkl.kernel_ridge._scaling import power_of_two_scale, weight_scale
 from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, _weigh_kernel
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._factor import _as_dtype
 
 __all__ = ["CombinedKernelRidge", "KernelCentring", "UniformKernelRidge"]

@@ -28,7 +28,6 @@ from lrkl._validation import (
     Hidden,
     Interval,
     StrOptions,
-    check_kernel,
     check_n_columns,
     check_sample_weight,
     check_X_y,
@@ -43,7 +42,7 @@ from lrkl.kernel_ridge._methods import (
 )
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import RidgeCoefficients
-from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel
+from lrkl.kernels import COLUMNS, DEFAULT_MEMORY_BUDGET, Kernel, check_kernel
 
 __all__ = [
     "METHODS",

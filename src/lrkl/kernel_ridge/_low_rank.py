@@ -188,7 +188,7 @@ class LowRankRidge(LRKLRegressor):
         y = y / y_scale
         features = self._feature_map()
         problem = _primal_problem(
-            features._build(X, y, xp=xp),
+            features._build(X, y, xp=xp, owner=type(self).__name__),
             y,
             fit_intercept=self.fit_intercept,
             xp=xp,
@@ -408,7 +408,7 @@ class LowRankRidgeCV(LowRankRidge):
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         features = self._feature_map()
-        Z = features._build(X, y, xp=xp)
+        Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
         )
@@ -470,7 +470,7 @@ class LowRankRidgeCV(LowRankRidge):
             train, test, X, y, sample_weight, xp=xp
         )
         features = self._feature_map()
-        Z = features._build(X_tr, y_tr, xp=xp)
+        Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
         problem = _primal_problem(
             Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr

@@ -17,8 +17,7 @@ from lrkl._backend import (
 from lrkl._checks import check_integer, check_namespace
 from lrkl._executor import executor_for
 from lrkl._typing import Array
-from lrkl._validation import check_kernel
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype
 
 # --------------------------------------------------------------------------- Cholesky columns

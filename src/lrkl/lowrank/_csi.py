@@ -19,8 +19,7 @@ from lrkl._distances import power_of_two_scaled
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import orthogonalise
 from lrkl._typing import Array
-from lrkl._validation import check_kernel
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._cholesky import (
     KernelColumns,
     _diagonal,

@@ -17,13 +17,12 @@ from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
-    check_kernels,
     check_predict_X,
     check_X,
     check_X_y,
     clip_to_samples,
 )
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._csi import _csi
 from lrkl.lowrank._factor import LowRankFactor
 from lrkl.lowrank._icd import _icd
@@ -196,20 +195,22 @@ class LowRankFeatures(LRKLTransformer):
                 _check_y_rows(y, X.shape[0])
         return self._build(X, y, xp=xp)
 
-    def _build(self, X: Array, y: Array | None, *, xp: ModuleType) -> Array:
+    def _build(
+        self, X: Array, y: Array | None, *, xp: ModuleType, owner: str | None = None
+    ) -> Array:
         """Fit on a validated ``X`` (and ``y`` for CSI; the caller's door checked both, and
-        the parameters): the core that the estimators composing this feature map call.
+        the parameters): the core that the estimators composing this feature map call, whose
+        name (``owner``) the warnings of a clipped rank or ``n_landmarks`` then carry.
         Returns the stacked training factors ``[G_1, …, G_p]``."""
+        owner = type(self).__name__ if owner is None else owner
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
-        ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=type(self).__name__)
+        ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=owner)
         landmarks = None
         if self.method == "nystrom":
             m = max(ranks)
             if self.n_landmarks is not None:
-                m = clip_to_samples(
-                    self.n_landmarks, n, name="n_landmarks", owner=type(self).__name__
-                )
+                m = clip_to_samples(self.n_landmarks, n, name="n_landmarks", owner=owner)
             if m < max(ranks):
                 msg = (
                     f"n_landmarks must be an integer between max(rank)={max(ranks)} and "

@@ -9,8 +9,7 @@ from lrkl._backend import device_of
 from lrkl._checks import check_number
 from lrkl._executor import at_the_door, executor_for
 from lrkl._typing import Array
-from lrkl._validation import check_kernel
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._cholesky import (
     _diagonal,
     not_psd,

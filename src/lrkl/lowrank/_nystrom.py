@@ -12,8 +12,7 @@ from lrkl._backend import device_of
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._typing import Array
-from lrkl._validation import check_kernel
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._cholesky import residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
 

@@ -14,7 +14,6 @@ from lrkl._validation import (
     StrOptions,
     check_classification_X_y,
     check_predict_X,
-    clip_to_samples,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
@@ -159,12 +158,12 @@ class LowRankMKLClassifier(LRKLClassifier):
     _renamed_attributes: ClassVar[dict[str, str]] = {"weights_": "kernel_weights_"}
 
     _parameter_constraints: dict = {
-        "kernels": [list, tuple, None],
-        "rank": [Interval(numbers.Integral, 1, None, closed="left"), list, tuple, None],
-        "n_landmarks": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        **{  # the feature map's own parameters, declared once (LowRankFeatures)
+            key: LowRankFeatures._parameter_constraints[key]
+            for key in ("kernels", "rank", "n_landmarks", "method", "random_state")
+        },
         "p": [Interval(numbers.Real, 1, None, closed="left")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "method": [StrOptions({"nystrom", "icd", "csi"})],
         "solver": [StrOptions(set(SVM_SOLVERS))],
         "tol": [Interval(numbers.Real, 0, None, closed="neither")],
         "stop": [StrOptions(set(MKL_STOPS))],
@@ -174,7 +173,6 @@ class LowRankMKLClassifier(LRKLClassifier):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_outer_iter": [Interval(numbers.Integral, 1, MAX_OUTER_ITER, closed="both")],
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
-        "random_state": ["random_state"],
         **MONITOR_CONSTRAINTS,
     }
 
@@ -240,19 +238,15 @@ class LowRankMKLClassifier(LRKLClassifier):
             from_host(targets[:, j], xp=xp, device=dev, dtype=X.dtype)
             for j in range(targets.shape[1])
         ]
-        landmarks = None
-        if self.method == "nystrom" and self.n_landmarks is not None:  # warn in our name
-            landmarks = clip_to_samples(
-                self.n_landmarks, X.shape[0], name="n_landmarks", owner=type(self).__name__
-            )
         feature_map = LowRankFeatures(
             self.kernels,
             self.rank,
             self.method,
-            n_landmarks=landmarks,
+            n_landmarks=self.n_landmarks,
             random_state=self.random_state,
         )
-        feature_map._build(X, signs[0] if self.method == "csi" else None, xp=xp)
+        y_csi = signs[0] if self.method == "csi" else None
+        feature_map._build(X, y_csi, xp=xp, owner=type(self).__name__)
         features = [f.G for f in feature_map.factors_]
         monitor = self._monitor(
             lambda s: (

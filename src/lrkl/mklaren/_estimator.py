@@ -9,20 +9,19 @@ from typing import Any
 
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._backend import widened
+from lrkl._backend import device_of, index_array, widened
 from lrkl._base import LRKLRegressor
 from lrkl._executor import rowwise
 from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
-    check_kernels,
     check_predict_X,
     check_X_y,
     clip_to_samples,
 )
 from lrkl.kernel_ridge._scaling import power_of_two_scale
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._factor import _as_dtype
 from lrkl.mklaren._solver import (
     FIRST_PIVOT_RULES,
@@ -229,8 +228,7 @@ class MklarenRegressor(LRKLRegressor):
             tuple(result.pivot_of[t] for t in kernel_columns(result, q)) for q in range(p)
         )
         self.pivot_X_ = [
-            xp.take(X, xp.asarray(list(piv), dtype=xp.int64, device=X.device), axis=0)
-            for piv in self.pivots_
+            xp.take(X, index_array(piv, xp=xp, device=device_of(X)), axis=0) for piv in self.pivots_
         ]
         self.chol_ = chol_blocks(result, p, xp=xp)
         self.columns_ = result.columns
@@ -280,7 +278,7 @@ class MklarenRegressor(LRKLRegressor):
         order = [t for q in range(len(feats)) for t in kernel_columns(self._fit_result, q)]
         inverse = sorted(range(len(order)), key=order.__getitem__)
         stacked = xp.concat(feats, axis=1)
-        return xp.take(stacked, xp.asarray(inverse, dtype=xp.int64, device=stacked.device), axis=1)
+        return xp.take(stacked, index_array(inverse, xp=xp, device=device_of(stacked)), axis=1)
 
     @rowwise
     def predict(self, X: Array) -> Array:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import NamedTuple
 
-from lrkl._backend import index_array
+from lrkl._backend import device_of, index_array
 from lrkl._linalg import qr, solve_triangular
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
@@ -340,7 +340,7 @@ def solve_mklaren(
     MklarenFit
     """
     n = X.shape[0]
-    dtype, device = X.dtype, X.device
+    dtype, device = X.dtype, device_of(X)
     total = n + n_components
     bias = xp.mean(y)
     r = xp.zeros(total, dtype=dtype, device=device)
@@ -491,7 +491,7 @@ def _coefficients(Ht: Array, L: Array, mu: Array, *, xp: ModuleType) -> Array:
     ``O((n + K)K)`` instead of a new ``O((n + K)K²)`` factorisation.
     """
     if Ht.shape[0] == 0:
-        return xp.zeros(0, dtype=mu.dtype, device=mu.device)
+        return xp.zeros(0, dtype=mu.dtype, device=device_of(mu))
     half = solve_triangular(L, Ht @ mu, xp=xp, lower=True)
     return solve_triangular(L, half, xp=xp, lower=True, trans=True)
 
@@ -503,14 +503,14 @@ def _take_rows(A: Array, rows: Sequence[int], *, xp: ModuleType) -> Array:
     """``A[rows, :]`` for a host list of row indices (possibly empty)."""
     if not rows:
         return A[:0, :]
-    return xp.take(A, xp.asarray(rows, dtype=xp.int64, device=A.device), axis=0)
+    return xp.take(A, index_array(rows, xp=xp, device=device_of(A)), axis=0)
 
 
 def _take_columns(A: Array, cols: Sequence[int], *, xp: ModuleType) -> Array:
     """``A[:, cols]`` for a host list of column indices (possibly empty)."""
     if not cols:
         return A[:, :0]
-    return xp.take(A, xp.asarray(cols, dtype=xp.int64, device=A.device), axis=1)
+    return xp.take(A, index_array(cols, xp=xp, device=device_of(A)), axis=1)
 
 
 def kernel_columns(fit: MklarenFit, q: int) -> list[int]:
@@ -551,13 +551,13 @@ def mklaren_predict(
 ) -> Array:
     """``ŷ(x) = ȳ + Σ_t z_t(x) β*_t`` with ``z_t = (g_t(x) − ḡ_t)/(‖Pg_t‖√(1+λ))`` (eq. 22)."""
     m = features[0].shape[0]
-    out = xp.zeros(m, dtype=fit.beta.dtype, device=fit.beta.device) + fit.bias
+    out = xp.zeros(m, dtype=fit.beta.dtype, device=device_of(fit.beta)) + fit.bias
     weights = _unit_weights(fit)
     for q, feats in enumerate(features):
         cols = kernel_columns(fit, q)
         if not cols:
             continue
-        idx = index_array(cols, xp=xp, device=fit.beta.device)
+        idx = index_array(cols, xp=xp, device=device_of(fit.beta))
         centred = feats - xp.take(fit.col_mean, idx)[None, :]
         out = out + xp.matmul(centred, xp.take(weights, idx))
     return out
@@ -569,7 +569,7 @@ def chol_blocks(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> list[Arra
     for q in range(n_kernels):
         cols = kernel_columns(fit, q)
         Gq = _take_columns(fit.columns, cols, xp=xp)
-        rows = index_array([fit.pivot_of[t] for t in cols], xp=xp, device=fit.columns.device)
+        rows = index_array([fit.pivot_of[t] for t in cols], xp=xp, device=device_of(fit.columns))
         out.append(xp.take(Gq, rows, axis=0))
     return out
 
@@ -580,7 +580,7 @@ def kernel_weights(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Array:
     parts = []
     for q in range(n_kernels):
         cols = kernel_columns(fit, q)
-        beta_q = xp.take(weights, index_array(cols, xp=xp, device=weights.device))
+        beta_q = xp.take(weights, index_array(cols, xp=xp, device=device_of(weights)))
         parts.append(xp.linalg.vector_norm(_take_columns(fit.columns, cols, xp=xp) @ beta_q))
     return xp.stack(parts)
 
@@ -595,14 +595,14 @@ def dual_coefficients(fit: MklarenFit, n_kernels: int, *, xp: ModuleType) -> Arr
     (eq. 26).
     """
     n = fit.columns.shape[0]
-    out = xp.zeros((n_kernels, n), dtype=fit.columns.dtype, device=fit.columns.device)
+    out = xp.zeros((n_kernels, n), dtype=fit.columns.dtype, device=device_of(fit.columns))
     weights = _unit_weights(fit)
     for q in range(n_kernels):
         cols = kernel_columns(fit, q)
         if not cols:
             continue
         Q, R = qr(_take_columns(fit.columns, cols, xp=xp), xp=xp)
-        beta_q = xp.take(weights, index_array(cols, xp=xp, device=fit.columns.device))
+        beta_q = xp.take(weights, index_array(cols, xp=xp, device=device_of(fit.columns)))
         # G(GᵀG)⁻¹β' = Q R⁻ᵀ β' with G = QR, avoiding the normal equations.
         out[q, :] = xp.matmul(Q, solve_triangular(R, beta_q, xp=xp, lower=False, trans=True))
     return out

@@ -36,14 +36,13 @@ from lrkl._validation import (
     Interval,
     StrOptions,
     check_classification_X_y,
-    check_kernel,
     check_n_columns,
     check_predict_X,
     check_X_y,
 )
 from lrkl.kernel_ridge._base import KernelExpansionRegressor, predict_dual, sample_rows
 from lrkl.kernel_ridge._scaling import power_of_two_scale
-from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel
+from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel, check_kernel
 from lrkl.slkl._coordinate import SELECTIONS, STEPS, SLKLState
 from lrkl.slkl._problems import MODES, nu_max, slkl_problems
 from lrkl.slkl._solver import SOLVERS, STOPS, SLKLResult, solve_slkl

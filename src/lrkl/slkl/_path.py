@@ -22,10 +22,10 @@ from lrkl._model_selection import (
     log_grid,
 )
 from lrkl._typing import Array
-from lrkl._validation import Interval, check_kernel, check_X_y, validate_params
+from lrkl._validation import Interval, check_X_y, validate_params
 from lrkl.kernel_ridge._base import predict_dual
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors
-from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel
+from lrkl.kernels import DEFAULT_MEMORY_BUDGET, Kernel, check_kernel
 from lrkl.slkl._estimators import (
     _SOLVER_CONSTRAINTS,
     NU_RATIO_FLOOR,

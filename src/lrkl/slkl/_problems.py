@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of, from_host, host_namespace, to_numpy
+from lrkl._backend import device_of, from_host, host_namespace, index_array, to_numpy
 from lrkl._checks import check_option
 from lrkl._executor import executor_for
 from lrkl._typing import Array
@@ -171,8 +171,8 @@ class DirectProblem(_Problem):
     def cross_rows(self, ms: Sequence[int]) -> Any:
         """``B_{ms,S} = C_msᵀ C_S`` (host, len(ms) × M), centred: one GEMM over the stored
         columns, or over kernel blocks computed under the memory budget."""
-        xp, hxp = self.xp, host_namespace()
-        idx = from_host(hxp.asarray(list(ms), dtype=hxp.int64), xp=xp, device=self.device)
+        xp = self.xp
+        idx = index_array(ms, xp=xp, device=self.device)
         if self.columns is not None:
             raw = xp.take(self.columns, idx, axis=0) @ xp.matrix_transpose(self.columns)
         else:

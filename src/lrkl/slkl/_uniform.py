@@ -11,14 +11,13 @@ from lrkl._typing import Array
 from lrkl._validation import (
     KERNEL_CONSTRAINT,
     Interval,
-    check_kernel,
     check_n_columns,
     check_X_y,
 )
 from lrkl.kernel_ridge._base import KernelExpansionRegressor, sample_rows
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernel_ridge._solvers import PrimalProblem, _make_solver, _solve_primal
-from lrkl.kernels import Kernel
+from lrkl.kernels import Kernel, check_kernel
 from lrkl.slkl._problems import slkl_problem
 
 __all__ = ["UniformRankOneRidge"]
