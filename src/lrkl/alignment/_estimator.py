@@ -106,7 +106,8 @@ class AlignmentKernelRidge(CombinedKernelRidge):
       Mklaren experiments' code does);
     - ``"alignf"``: ``η = M⁻¹a / ‖M⁻¹a‖``, the maximiser of the centred alignment of
       ``Σ η_q K_qc`` with ``y yᵀ`` under ``‖η‖ = 1``; the combination is centred and ``η`` may be
-      negative;
+      negative, which can make it indefinite and the fit poor (``"alignfc"`` is the variant
+      with ``η ≥ 0``);
     - ``"alignfc"``: ``η ∝ argmin_{v ≥ 0} vᵀMv − 2vᵀa`` normalised to ``Σ η = 1``; centred.
 
     Kernel ridge regression on the combination follows. Explicitly exact: forms the ``p``
