@@ -190,8 +190,7 @@ class CVFit(OnBackend):
 
     def setup(self, n, estimator, dtype, backend):
         self.use_backend(backend)
-        X, y = self.to_backend(*smooth_regression(n))
-        self.X, self.y = (self.xp.astype(a, getattr(self.xp, dtype)) for a in (X, y))
+        self.X, self.y = self.to_backend_as(dtype, *smooth_regression(n))
         if estimator == "KernelRidgeCV":
             self.model = KernelRidgeCV(KERNEL)
         else:

@@ -146,8 +146,7 @@ class AlignmentFit(OnBackend):
 
     def setup(self, n, method, dtype, backend):
         self.use_backend(backend)
-        X, y = self.to_backend(*mklaren_regression(n))
-        self.X, self.y = (self.xp.astype(a, getattr(self.xp, dtype)) for a in (X, y))
+        self.X, self.y = self.to_backend_as(dtype, *mklaren_regression(n))
 
     def time_fit(self, n, method, dtype, backend):
         AlignmentKernelRidge(method=method).fit(self.X, self.y)

@@ -36,5 +36,11 @@ class OnBackend:
         out = tuple(None if a is None else self.xp.asarray(np.ascontiguousarray(a)) for a in arrays)
         return out if len(out) > 1 else out[0]
 
+    def to_backend_as(self, dtype, *arrays):
+        """As :meth:`to_backend`, in the backend's dtype named ``dtype`` ("float32", ...)."""
+        wide = (self.to_backend(*arrays),) if len(arrays) == 1 else self.to_backend(*arrays)
+        out = tuple(self.xp.astype(a, getattr(self.xp, dtype)) for a in wide)
+        return out if len(out) > 1 else out[0]
+
     def sync(self):
         synchronize(self.xp)
