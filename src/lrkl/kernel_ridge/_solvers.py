@@ -339,11 +339,11 @@ def _solve_dual(
     """:func:`solve_dual` on trusted inputs."""
     Y = y[:, None] if y.ndim == 1 else y
     s = None if sqrt_weight is None else sqrt_weight[:, None]
-    # With an unpenalised intercept, y − ȳ gives the same dual coefficients and the intercept
-    # less ȳ: an offset of y cancels before the solve instead of swamping its rounding (float32
-    # y + 1e5 was 1e-2 of the spread from the float64 fit; now the rounding of the output).
-    shift = xp.mean(Y, axis=0) if fit_intercept else None
-    if shift is not None:
+    if fit_intercept:
+        # y − ȳ gives the same dual coefficients and the intercept less ȳ: an offset of y
+        # cancels before the solve instead of swamping its rounding (float32 y + 1e5 was 1e-2
+        # of the spread from the float64 fit; now the rounding of the output).
+        shift = xp.mean(Y, axis=0)
         Y = Y - shift
     if s is not None:
         Y = s * Y
