@@ -84,14 +84,17 @@ def _kernel_alignment(Ks: Sequence[Array], y: Array, /, *, xp: ModuleType) -> tu
         K = xp.astype(K, wide, copy=False)
         return KernelCentring(K, xp=xp).train(K, xp=xp)
 
+    def inner(A: Array, B: Array) -> Array:  # ⟨A, B⟩_F as one BLAS dot, no n × n product
+        return xp.reshape(A, (-1,)) @ xp.reshape(B, (-1,))
+
     p = len(Ks)
     a, M = [], [[None] * p for _ in range(p)]
     for q in range(p):
         C_q = centred(Ks[q])
         a.append(xp.sum(Yc * (C_q @ Yc)))
-        M[q][q] = xp.sum(C_q * C_q)
+        M[q][q] = inner(C_q, C_q)
         for j in range(q + 1, p):
-            M[q][j] = M[j][q] = xp.sum(C_q * centred(Ks[j]))
+            M[q][j] = M[j][q] = inner(C_q, centred(Ks[j]))
     return xp.stack(a), xp.stack([xp.stack(row) for row in M])
 
 

@@ -40,7 +40,7 @@ class KernelCentring:
 
     def train(self, K: Array, *, xp: ModuleType) -> Array:
         row_means = self.column_means  # K is symmetric
-        return K - row_means[:, None] - self.column_means[None, :] + self.grand_mean
+        return K - row_means[:, None] - (self.column_means - self.grand_mean)[None, :]
 
     def test(self, block: Array, *, xp: ModuleType) -> Array:
         row_means = xp.mean(block, axis=1)

@@ -37,6 +37,7 @@ from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._checks import check_integer, check_namespace, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 from lrkl._typing import Array
+from lrkl.lpmkl._gap_rounding import hinge_term, relative_gap
 
 __all__ = [
     "AUTO_SCALE_CONSTANT",
@@ -607,8 +608,9 @@ def duality_gap(
     ``D = 1ᵀα − ½αᵀY(K_d + ηI)Yα`` is (4)'s objective negated; ``P`` is the primal of the SVM
     with kernel ``K_d + ηI``, ``½‖f‖² + C Σ_i max(0, 1 − y_i f(x_i))``, at the function
     ``f = Σ_j α_j y_j (K_d + ηI)(x_j, ·) + b`` with the intercept of the KKT conditions. Any
-    such pair has ``D ≤ D* = P* ≤ P``, so the gap bounds how far both are from the optimum.
-    Costs two passes over the features and a sort.
+    such pair has ``D ≤ D* = P* ≤ P``, so the gap bounds how far both are from the optimum. A
+    gap within the rounding of its own terms is 0 (``lrkl.lpmkl._gap_rounding``). Costs two
+    passes over the features and a sort.
 
     ``problem`` comes from :func:`svm_problem`, ``d`` holds one finite weight ≥ 0 per kernel,
     ``alpha`` is a finite 1-D array of one value per training row and ``eta`` a finite number
@@ -642,11 +644,11 @@ def _duality_gap(
     decision = _decision(problem, d[:, None] * _kernel_products(problem, alpha, xp=xp), xp=xp)
     decision = decision + eta * y * alpha
     quadratic = xp.sum(y * alpha * decision)
-    margins = y * (decision + _hinge_intercept(decision, y, xp=xp))
-    primal = 0.5 * quadratic + problem.C * xp.sum(xp.clip(1.0 - margins, min=0.0))
+    intercept = _hinge_intercept(decision, y, xp=xp)
+    hinge, hinge_magnitude = hinge_term(decision, intercept, y, problem.C, xp=xp)
+    primal = 0.5 * quadratic + hinge
     dual = xp.sum(alpha) - 0.5 * quadratic
-    scale = xp.maximum(xp.abs(primal), xp.abs(dual))
-    return float((primal - dual) / xp.where(scale > 0, scale, 1.0))
+    return relative_gap(primal, dual, xp.abs(quadratic) + xp.sum(alpha) + hinge_magnitude, xp=xp)
 
 
 def dual_solution(

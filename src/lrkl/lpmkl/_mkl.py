@@ -23,6 +23,7 @@ from typing import NamedTuple
 from lrkl._backend import check_array, device_of
 from lrkl._checks import check_bool, check_integer, check_namespace, check_number, check_option
 from lrkl._typing import Array
+from lrkl.lpmkl._gap_rounding import hinge_term, relative_gap
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
@@ -120,8 +121,8 @@ def mkl_duality_gap(
     ``½ (Σ_k ‖f_k‖^{2p/(p+1)})^{(p+1)/p} + η/2 ‖α‖² + C Σ_i max(0, 1 − y_i f(x_i))``. Every such
     pair has ``D ≤ D* = P* ≤ P``: the gap bounds how far the fit is from the MKL optimum, and it
     goes to zero as the alternation converges, whatever path the iterates took. It is the
-    certificate of :func:`solve_lp_mkl`'s ``stop="mkl_gap"``. Two passes over the features and a
-    sort.
+    certificate of :func:`solve_lp_mkl`'s ``stop="mkl_gap"``; a gap within the rounding of its
+    own terms is 0 (``lrkl.lpmkl._gap_rounding``). Two passes over the features and a sort.
     """
     check_namespace(xp)
     check_problem(problem)
@@ -139,20 +140,20 @@ def _mkl_duality_gap(
     alpha = _feasible(solution.alpha, problem, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
     conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
-    dual = (
-        xp.sum(alpha)
-        - 0.5 * eta * xp.sum(alpha * alpha)
-        - 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
+    quadratic = 0.5 * eta * xp.sum(alpha * alpha) + 0.5 * _power_mean_norm(
+        xp.sum(products * products, axis=1), conjugate, xp=xp
     )
+    dual = xp.sum(alpha) - quadratic
     decision = solution.decision + eta * y * solution.alpha
-    margins = y * (decision + _hinge_intercept(decision, y, xp=xp))
+    intercept = _hinge_intercept(decision, y, xp=xp)
+    hinge, hinge_magnitude = hinge_term(decision, intercept, y, problem.C, xp=xp)
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
     regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
     # the function's own ηI part: its weights are the solution's α, not the feasible one's
     penalty = 0.5 * eta * xp.sum(solution.alpha * solution.alpha)
-    primal = regulariser + penalty + problem.C * xp.sum(xp.clip(1.0 - margins, min=0.0))
-    scale = xp.maximum(xp.abs(primal), xp.abs(dual))
-    return float((primal - dual) / xp.where(scale > 0, scale, 1.0))
+    primal = regulariser + penalty + hinge
+    magnitude = xp.sum(alpha) + quadratic + regulariser + penalty + hinge_magnitude
+    return relative_gap(primal, dual, magnitude, xp=xp)
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
