@@ -17,6 +17,8 @@ from lrkl import (
     KernelRidgeSubset,
     LowRankMKLClassifier,
     LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
     LowRankRidgeCV,
     MklarenRegressor,
     SLKLClassifier,
@@ -54,6 +56,12 @@ ESTIMATORS = [
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="csi", lookahead=2),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="nystrom", random_state=0),
     LowRankRidgeCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
+    LowRankRidgeClassifier(TWO_KERNELS, rank=[3, 10]),
+    LowRankRidgeClassifier(
+        TWO_KERNELS, rank=[3, 10], method="nystrom", class_weight="balanced", random_state=0
+    ),
+    LowRankRidgeClassifierCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
+    LowRankRidgeClassifierCV(TWO_KERNELS, rank=[3, 5], n_alphas=5, cv=3),
     LowRankFeatures(TWO_KERNELS, rank=[3, 10]),
     LowRankFeatures(TWO_KERNELS, rank=3, method="nystrom", n_landmarks=8, random_state=0),
     UniformKernelRidge(TWO_KERNELS),
@@ -72,7 +80,7 @@ _NOT_REPETITION = "check_sample_weight_equivalence_on_dense_data"
 #: (KernelRidgeSubset passes: on the checks' 15 rows its default subset is every row; alignfc
 #: passes: on the checks' data it puts all weight on one kernel.)
 def expected_failed_checks(estimator):
-    if isinstance(estimator, LowRankRidge):
+    if isinstance(estimator, LowRankRidge | LowRankRidgeClassifier):
         why = "the low-rank factors are built on the unweighted rows (pivots, landmarks)"
     elif isinstance(estimator, AlignmentKernelRidge) and estimator.method != "alignfc":
         why = "the kernel weights come from the unweighted alignment"
@@ -98,7 +106,7 @@ def test_sklearn_compatible(estimator, check):
         # On the checks' random data the best ν often lies on an end of the grid, which
         # SLKLRegressorCV warns about by design (tested in test_slkl.py).
         warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
-        warnings.filterwarnings("ignore", "LowRankRidgeCV chose alpha", UserWarning)
+        warnings.filterwarnings("ignore", "LowRankRidge(Classifier)?CV chose alpha", UserWarning)
         warnings.filterwarnings("ignore", "KernelRidgeCV chose", UserWarning)
         check(estimator)
 
@@ -118,6 +126,8 @@ INVALID = [
     (UniformRankOneRidge, {"weight": -1.0}),
     (LowRankRidge, {"method": "svd"}),
     (LowRankRidgeCV, {"n_alphas": 0}),
+    (LowRankRidgeClassifier, {"class_weight": "even"}),
+    (LowRankRidgeClassifierCV, {"cv": "five"}),
     (LowRankFeatures, {"kappa": 2.0}),
     (UniformKernelRidge, {"fit_intercept": 1.5}),
     (AlignmentKernelRidge, {"method": "best"}),
@@ -197,8 +207,8 @@ def _host_view(a):
 def _of_X(a, X):
     """Whether ``a`` is ``X``, a view of it (a row slice) or rows taken from it: an array of
     X's 7 columns (no other array of these fits has 7 columns)."""
-    shape = getattr(a, "shape", None)
-    if shape is not None and len(shape) == 2 and shape[1] == X.shape[1]:
+    shape = getattr(a, "shape", None)  # (a module's ``shape`` is a function)
+    if isinstance(shape, tuple) and len(shape) == 2 and shape[1] == X.shape[1]:
         return True
     view = _host_view(a)
     return view is not None and np.shares_memory(view, X)

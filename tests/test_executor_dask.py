@@ -18,6 +18,8 @@ from lrkl import (  # noqa: E402
     KernelRidge,
     LowRankMKLClassifier,
     LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
     LowRankRidgeCV,
     MklarenRegressor,
     SLKLClassifier,
@@ -296,6 +298,22 @@ def test_csi_lowrank_ridge_on_dask_equals_numpy(client, data):
     model = LowRankRidge(**params).fit(Xd, yd)
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(model.predict(Xd).compute(), ref.predict(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", [LowRankRidgeClassifier, LowRankRidgeClassifierCV])
+def test_lowrank_ridge_classifiers_on_dask_equal_numpy(client, data, cls):
+    X, y, Xd, _ = data
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, [1.6, 2.4])]
+    params = dict(kernels=[Gaussian(gamma=0.5)], rank=30, method="nystrom", random_state=0)
+    ref = cls(**params).fit(X, labels)
+    model = cls(**params).fit(Xd, da.from_array(labels, chunks=CHUNK))
+    np.testing.assert_array_equal(model.classes_, ref.classes_)
+    scores = model.decision_function(Xd)
+    assert scores.chunks == (Xd.chunks[0], (3,))
+    np.testing.assert_allclose(scores.compute(), ref.decision_function(X), atol=1e-9)
+    np.testing.assert_array_equal(model.predict(Xd).compute(), ref.predict(X))
+    with pytest.raises(ValueError, match=r"takes no sample_weight or class_weight.*balanced"):
+        cls(**params, class_weight="balanced").fit(Xd, labels)
 
 
 @pytest.mark.parametrize(

@@ -480,3 +480,83 @@ def test_the_memory_check_counts_the_peak_of_the_fit(monkeypatch, estimator, wei
         tracemalloc.stop()
     assert counts
     assert max(counts) - 1.1 < peak <= max(counts) + 0.1, (counts, peak)
+
+
+# --------------------------------------------------------------------------- ridge classifiers
+
+
+def _classes(rng, n=90, labels=("a", "b", "c")):
+    X = rng.standard_normal((n, 3))
+    score = np.stack([X[:, 0], X[:, 1], -X[:, 0] - X[:, 1]], axis=1)[:, : len(labels)]
+    return X, np.asarray(labels)[np.argmax(score + 0.3 * rng.standard_normal(score.shape), 1)]
+
+
+@pytest.mark.parametrize("labels", [("a", "b", "c"), (-1, 7)])
+@pytest.mark.parametrize("class_weight", [None, "balanced", "dict"])
+def test_ridge_classifier_is_sklearns_on_its_features(backend, rng, labels, class_weight):
+    """The ±1 encoding, the per-class columns, class and sample weights and the argmax are
+    scikit-learn's RidgeClassifier's, on the same features."""
+    from sklearn.linear_model import RidgeClassifier
+
+    from lrkl import LowRankRidgeClassifier
+
+    X, y = _classes(rng, labels=labels)
+    if class_weight == "dict":
+        class_weight = {labels[0]: 3.0, labels[1]: 0.5}
+    w = rng.uniform(0.5, 2.0, size=X.shape[0])
+    model = LowRankRidgeClassifier(
+        [Gaussian(gamma=0.3)],
+        rank=25,
+        method="nystrom",
+        alpha=0.1,
+        class_weight=class_weight,
+        random_state=0,
+    )
+    model.fit(backend.asarray(X), y if labels[0] == "a" else backend.asarray(y), w)
+    Z = to_numpy(model.features(backend.asarray(X)))
+    reference = RidgeClassifier(alpha=0.1, class_weight=class_weight, solver="svd").fit(Z, y, w)
+    T = rng.standard_normal((11, 3))
+    Z_new = to_numpy(model.features(backend.asarray(T)))
+    decision = to_numpy(model.decision_function(backend.asarray(T)))
+    np.testing.assert_allclose(decision, reference.decision_function(Z_new), atol=1e-8)
+    np.testing.assert_array_equal(
+        to_numpy(model.predict(backend.asarray(T))), reference.predict(Z_new)
+    )
+    np.testing.assert_array_equal(np.asarray(to_numpy(model.classes_)), reference.classes_)
+
+
+def test_ridge_classifier_cv_chooses_alpha_as_sklearns_leave_one_out(rng):
+    """Exact leave-one-out on the ±1 targets of every class chooses the α that scikit-learn's
+    RidgeClassifierCV (its GCV mode, the same criterion) chooses on the same features."""
+    from sklearn.linear_model import RidgeClassifierCV
+
+    from lrkl import LowRankRidgeClassifierCV
+
+    X, y = _classes(rng, n=120)
+    model = LowRankRidgeClassifierCV(
+        [Gaussian(gamma=0.3)], rank=30, method="nystrom", n_alphas=12, random_state=0
+    ).fit(X, y)
+    Z = model.features(X)
+    reference = RidgeClassifierCV(alphas=model.alphas_).fit(Z, y)
+    assert model.alpha_ == pytest.approx(reference.alpha_)
+    np.testing.assert_allclose(
+        model.decision_function(X[:9]), reference.decision_function(Z[:9]), atol=1e-7
+    )
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")  # the folds are the point
+def test_ridge_classifier_cv_stratifies_its_folds_and_refuses_bad_weights(rng):
+    from sklearn.model_selection import StratifiedKFold
+
+    from lrkl import LowRankRidgeClassifier, LowRankRidgeClassifierCV
+
+    X, y = _classes(rng, n=60, labels=("a", "b"))
+    y = y.astype("<U4")
+    y[:6] = "rare"  # 6 of 60: every stratified fold of 3 holds two
+    model = LowRankRidgeClassifierCV([Gaussian(gamma=0.3)], rank=10, n_alphas=4, cv=3).fit(X, y)
+    explicit = LowRankRidgeClassifierCV(
+        [Gaussian(gamma=0.3)], rank=10, n_alphas=4, cv=StratifiedKFold(3)
+    ).fit(X, y)
+    assert model.mse_path_ == explicit.mse_path_
+    with pytest.raises(ValueError, match="sample_weight times class_weight"):
+        LowRankRidgeClassifier(class_weight={"a": 0.0, "b": 0.0, "rare": 0.0}).fit(X, y)

@@ -48,6 +48,8 @@ from lrkl import (
     KernelRidgeSubset,
     LowRankMKLClassifier,
     LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
     LowRankRidgeCV,
     MklarenRegressor,
     SLKLClassifier,
@@ -82,6 +84,11 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
         _kernels(), rank=5, method="nystrom", random_state=0
     ),
     "LowRankRidgeCV": lambda: LowRankRidgeCV(_kernels(), rank=5, n_alphas=5),
+    "LowRankRidgeClassifier": lambda: LowRankRidgeClassifier(_kernels(), rank=5),
+    "LowRankRidgeClassifier-nystrom": lambda: LowRankRidgeClassifier(
+        _kernels(), rank=5, method="nystrom", class_weight="balanced", random_state=0
+    ),
+    "LowRankRidgeClassifierCV": lambda: LowRankRidgeClassifierCV(_kernels(), rank=5, n_alphas=5),
     "LowRankFeatures-icd": lambda: LowRankFeatures(_kernels(), rank=5),
     "LowRankFeatures-nystrom": lambda: LowRankFeatures(
         _kernels(), rank=5, method="nystrom", n_landmarks=10, random_state=0
@@ -111,6 +118,8 @@ DEFAULTS: dict[str, Callable[[], BaseEstimator]] = {
     "LowRankMKLClassifier-defaults": lambda: LowRankMKLClassifier(random_state=0),
     "LowRankRidge-defaults": lambda: LowRankRidge(),
     "LowRankRidgeCV-defaults": lambda: LowRankRidgeCV(),
+    "LowRankRidgeClassifier-defaults": lambda: LowRankRidgeClassifier(),
+    "LowRankRidgeClassifierCV-defaults": lambda: LowRankRidgeClassifierCV(),
     "MklarenRegressor-defaults": lambda: MklarenRegressor(),
     "SLKLClassifier-defaults": lambda: SLKLClassifier(random_state=0),
     "SLKLRegressor-defaults": lambda: SLKLRegressor(random_state=0),

@@ -7,6 +7,8 @@ from lrkl.kernel_ridge import (
     KernelRidgeCV,
     KernelRidgeSubset,
     LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
     LowRankRidgeCV,
     UniformKernelRidge,
 )
@@ -22,6 +24,8 @@ __all__ = [
     "LowRankMKLClassifier",
     "LowRankRidge",
     "LowRankRidgeCV",
+    "LowRankRidgeClassifier",
+    "LowRankRidgeClassifierCV",
     "MklarenRegressor",
     "SLKLClassifier",
     "SLKLRegressor",

@@ -35,14 +35,19 @@ def check_groups(groups: Any, n_samples: int) -> np.ndarray | None:
     return groups
 
 
-def cv_folds(cv: Any, X: Array, y: Array, groups: Any = None) -> list[tuple[Any, Any]]:
+def cv_folds(
+    cv: Any, X: Array, y: Array, groups: Any = None, *, classifier: bool = False
+) -> list[tuple[Any, Any]]:
     """The ``(train, test)`` row numbers of each fold of scikit-learn's ``check_cv(cv)``
-    (an int, a splitter or an iterable of folds), split on host copies of ``X`` and ``y``;
+    (an int, a splitter or an iterable of folds; an int is ``StratifiedKFold`` on the class
+    labels ``y`` of a ``classifier``), split on host copies of ``X`` and ``y``;
     each fold's rows checked: row numbers of X (or boolean masks of its length), a training
     and a test part that are not empty."""
     n = X.shape[0]
     folds = []
-    for k, (train, test) in enumerate(check_cv(cv).split(to_numpy(X), to_numpy(y), groups)):
+    y = to_numpy(y)
+    splitter = check_cv(cv, y, classifier=classifier)
+    for k, (train, test) in enumerate(splitter.split(to_numpy(X), y, groups)):
         rows = []
         for part, name in ((train, "training"), (test, "test")):
             part = np.asarray(part)

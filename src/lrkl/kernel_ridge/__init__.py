@@ -12,6 +12,10 @@ penalised or regularised with the others.
 from lrkl.kernel_ridge._combined import UniformKernelRidge
 from lrkl.kernel_ridge._exact import KernelRidge, KernelRidgeCV, KernelRidgeSubset
 from lrkl.kernel_ridge._low_rank import LowRankRidge, LowRankRidgeCV
+from lrkl.kernel_ridge._low_rank_classifiers import (
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
+)
 from lrkl.kernel_ridge._methods import KERNEL_RIDGE_METHODS
 from lrkl.kernel_ridge._solvers import (
     KERNEL_RIDGE_SOLVERS,
@@ -33,6 +37,8 @@ __all__ = [
     "KernelRidgeSubset",
     "LowRankRidge",
     "LowRankRidgeCV",
+    "LowRankRidgeClassifier",
+    "LowRankRidgeClassifierCV",
     "PrimalProblem",
     "RidgeCoefficients",
     "UniformKernelRidge",

@@ -50,7 +50,195 @@ from lrkl.lowrank._features import METHODS, LowRankFeatures
 __all__ = ["LowRankRidge", "LowRankRidgeCV"]
 
 
-class LowRankRidge(LRKLRegressor):
+class _LowRankRidgeModel:
+    """The fit, the α path and the scores of ridge regression on stacked low-rank features,
+    shared by :class:`LowRankRidge`, :class:`LowRankRidgeCV` and their classifiers
+    (:mod:`lrkl.kernel_ridge._low_rank_classifiers`), which validate their inputs and call
+    these on the validated ``X``, targets ``y`` (1-D or 2-D) and weights."""
+
+    def _fit_one(self, X: Array, y: Array, sample_weight: Array | None, *, xp: Any) -> None:
+        """Fit at ``self.alpha``."""
+        # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
+        features = self._feature_map()
+        problem = _primal_problem(
+            features._build(X, y, xp=xp, owner=type(self).__name__),
+            y,
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sample_weight=sample_weight,
+        )
+        solver = _make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+
+    def _fit_path(
+        self,
+        X: Array,
+        y: Array,
+        sample_weight: Any,
+        groups: Any,
+        *,
+        labels: Any,
+        xp: Any,
+    ) -> None:
+        """Choose ``α`` on its path by validation MSE of ``y`` and refit with it (the
+        ``LowRankRidgeCV`` family): folds stratified by ``labels`` when given (classifiers)."""
+        # In float64, the model kept in X's dtype: at rank=None the tolerance, not the rank,
+        # ends each factor, and float32's floor n·ε·max K_ii ended it early (18 columns against
+        # 26 on 30 rows of float16 data: test R² 0.079 from the float64 fit of the same values).
+        model_dtype = X.dtype
+        X, y = widened(X, y, xp=xp)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (_scaling): the path and its
+        # validation errors run on y / y_scale, and on w / w_scale with every α / w_scale.
+        sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
+        features = self._feature_map()
+        Z = features._build(X, y, xp=xp, owner=type(self).__name__)
+        problem = _primal_problem(
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
+        )
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
+        if self.alphas is not None:
+            alphas = check_grid(self.alphas, name="alphas")
+            internal = tuple(a / w_scale for a in alphas)
+        else:
+            top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
+            internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
+            alphas = tuple(a * w_scale for a in internal)
+        if self.cv is None:
+            loo = _primal_loo_errors(
+                Z,
+                y,
+                problem,
+                solver,
+                internal,
+                fit_intercept=self.fit_intercept,
+                xp=xp,
+                sample_weight=sample_weight,
+            )
+            per_fold = [loo]
+        else:
+            split_on = y if labels is None else labels
+            folds = cv_folds(self.cv, X, split_on, groups, classifier=labels is not None)
+            per_fold = [
+                self._fold_errors(X, y, sample_weight, train, test, internal, xp=xp)
+                for train, test in folds
+            ]
+        self.alpha_, mse_path = choose_from_grid(
+            type(self).__name__,
+            "alpha",
+            alphas,
+            per_fold,
+            top="every direction of the features shrunk by at least a half",
+            advice="alphas" if self.alphas is not None else "eps or n_alphas",
+        )
+        self.mse_path_ = scale_errors(mse_path, y_scale)
+        self.alphas_ = alphas
+        alpha = internal[alphas.index(self.alpha_)]
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+        self._keep_model_in(model_dtype, xp=xp)
+
+    def _fold_errors(
+        self,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        train: Any,
+        test: Any,
+        alphas: tuple[float, ...],
+        *,
+        xp: Any,
+    ) -> list[float]:
+        """Validation MSE (weighted when weights are given) of the features and the ridge
+        path fitted on ``train``, one value per ``α``."""
+        (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
+            train, test, X, y, sample_weight, xp=xp
+        )
+        features = self._feature_map()
+        Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
+        Z_te = features._transform(X_te, xp=xp)
+        problem = _primal_problem(
+            Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
+        )
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
+        errors = []
+        for alpha in alphas:
+            coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
+            sq = (Z_te @ coef + intercept - y_te) ** 2
+            sq = sq if sq.ndim == 1 else xp.mean(sq, axis=1)
+            mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)
+            errors.append(float(mean))
+        return errors
+
+    def _feature_map(self) -> LowRankFeatures:
+        """The unfitted many-kernel feature map of this estimator's parameters."""
+        return LowRankFeatures(
+            self.kernels,
+            self.rank,
+            self.method,
+            lookahead=self.lookahead,
+            kappa=self.kappa,
+            gain_tol=self.gain_tol,
+            tol=self.tol,
+            random_state=self.random_state,
+        )
+
+    def _store(
+        self,
+        features: LowRankFeatures,
+        X: Array,
+        problem: PrimalProblem,
+        solver: Any,
+        alpha: float,
+        y_scale: float,
+        *,
+        xp: Any,
+    ) -> None:
+        coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
+        self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
+        self.features_ = features
+        self.factors_ = features.factors_
+        self.rank_ = features.rank_
+        self.kernels_ = features.kernels_
+        self.n_features_in_ = X.shape[1]
+
+    def _keep_model_in(self, dtype: Any, *, xp: ModuleType) -> None:
+        """The fitted model (features and coefficients) in ``dtype``, the input's, after a fit
+        computed in a wider one (:func:`lrkl._backend.widened`), as
+        :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
+        self.features_._keep_model_in(dtype, xp=xp)
+        self.factors_ = self.features_.factors_
+        self.coef_, self.intercept_ = (
+            _as_dtype(a, dtype, xp=xp) for a in (self.coef_, self.intercept_)
+        )
+
+    @rowwise
+    def features(self, X: Array) -> Array:
+        """The stacked low-rank features ``[g_1(x), …, g_p(x)]`` of new points.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape ``(n_samples, sum(rank_))``
+            On the training points, the stacked factors ``[G_1, …, G_p]``.
+        """
+        xp, X = check_predict_X(self, X, like="coef_", method="features")
+        return self.features_._transform(X, xp=xp)
+
+    def _scores(self, X: Array, method: str) -> Array:
+        """``[g_1(x), …, g_p(x)] coef_ + intercept_`` for the rows of ``X``."""
+        xp, X = check_predict_X(self, X, like="coef_", method=method)
+        return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
+
+
+class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     """Ridge regression on the low-rank factors of several kernels (``RidgeLowRank``).
 
     Each kernel ``q`` is approximated on its own by ``G_q`` (n × r) — pivoted incomplete
@@ -181,80 +369,8 @@ class LowRankRidge(LRKLRegressor):
             executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} takes no sample_weight with a Dask X"
             )
-        sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
-        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
-        y_scale = power_of_two_scale(y, xp=xp)
-        y = y / y_scale
-        features = self._feature_map()
-        problem = _primal_problem(
-            features._build(X, y, xp=xp, owner=type(self).__name__),
-            y,
-            fit_intercept=self.fit_intercept,
-            xp=xp,
-            sample_weight=sample_weight,
-        )
-        solver = _make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
-        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+        self._fit_one(X, y, check_sample_weight(sample_weight, X, owner=self), xp=xp)
         return self
-
-    def _feature_map(self) -> LowRankFeatures:
-        """The unfitted many-kernel feature map of this estimator's parameters."""
-        return LowRankFeatures(
-            self.kernels,
-            self.rank,
-            self.method,
-            lookahead=self.lookahead,
-            kappa=self.kappa,
-            gain_tol=self.gain_tol,
-            tol=self.tol,
-            random_state=self.random_state,
-        )
-
-    def _store(
-        self,
-        features: LowRankFeatures,
-        X: Array,
-        problem: PrimalProblem,
-        solver: Any,
-        alpha: float,
-        y_scale: float,
-        *,
-        xp: Any,
-    ) -> None:
-        coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
-        self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
-        self.features_ = features
-        self.factors_ = features.factors_
-        self.rank_ = features.rank_
-        self.kernels_ = features.kernels_
-        self.n_features_in_ = X.shape[1]
-
-    def _keep_model_in(self, dtype: Any, *, xp: ModuleType) -> None:
-        """The fitted model (features and coefficients) in ``dtype``, the input's, after a fit
-        computed in a wider one (:func:`lrkl._backend.widened`), as
-        :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
-        self.features_._keep_model_in(dtype, xp=xp)
-        self.factors_ = self.features_.factors_
-        self.coef_, self.intercept_ = (
-            _as_dtype(a, dtype, xp=xp) for a in (self.coef_, self.intercept_)
-        )
-
-    @rowwise
-    def features(self, X: Array) -> Array:
-        """The stacked low-rank features ``[g_1(x), …, g_p(x)]`` of new points.
-
-        Parameters
-        ----------
-        X : array of shape (n_samples, n_features)
-
-        Returns
-        -------
-        array of shape ``(n_samples, sum(rank_))``
-            On the training points, the stacked factors ``[G_1, …, G_p]``.
-        """
-        xp, X = check_predict_X(self, X, like="coef_", method="features")
-        return self.features_._transform(X, xp=xp)
 
     @rowwise
     def predict(self, X: Array) -> Array:
@@ -268,8 +384,7 @@ class LowRankRidge(LRKLRegressor):
         -------
         array of shape (n_samples,) or (n_samples, n_targets)
         """
-        xp, X = check_predict_X(self, X, like="coef_")
-        return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
+        return self._scores(X, "predict")
 
 
 class LowRankRidgeCV(LowRankRidge):
@@ -396,91 +511,5 @@ class LowRankRidgeCV(LowRankRidge):
                 f"graph) and no sample_weight, received cv={self.cv!r} and "
                 f"sample_weight={'given' if sample_weight is not None else None}"
             )
-        # In float64, the model kept in X's dtype: at rank=None the tolerance, not the rank,
-        # ends each factor, and float32's floor n·ε·max K_ii ended it early (18 columns against
-        # 26 on 30 rows of float16 data: test R² 0.079 from the float64 fit of the same values).
-        model_dtype = X.dtype
-        X, y = widened(X, y, xp=xp)
-        sample_weight = check_sample_weight(sample_weight, X, owner=self)
-        # Unit-scale y and weights before anything is squared (_scaling): the path and its
-        # validation errors run on y / y_scale, and on w / w_scale with every α / w_scale.
-        sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
-        y_scale = power_of_two_scale(y, xp=xp)
-        y = y / y_scale
-        features = self._feature_map()
-        Z = features._build(X, y, xp=xp, owner=type(self).__name__)
-        problem = _primal_problem(
-            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
-        )
-        solver = _make_solver(problem.gram, "eigh", xp=xp)
-        if self.alphas is not None:
-            alphas = check_grid(self.alphas, name="alphas")
-            internal = tuple(a / w_scale for a in alphas)
-        else:
-            top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
-            internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
-            alphas = tuple(a * w_scale for a in internal)
-        if self.cv is None:
-            loo = _primal_loo_errors(
-                Z,
-                y,
-                problem,
-                solver,
-                internal,
-                fit_intercept=self.fit_intercept,
-                xp=xp,
-                sample_weight=sample_weight,
-            )
-            per_fold = [loo]
-        else:
-            folds = cv_folds(self.cv, X, y, groups)
-            per_fold = [
-                self._fold_errors(X, y, sample_weight, train, test, internal, xp=xp)
-                for train, test in folds
-            ]
-        self.alpha_, mse_path = choose_from_grid(
-            type(self).__name__,
-            "alpha",
-            alphas,
-            per_fold,
-            top="every direction of the features shrunk by at least a half",
-            advice="alphas" if self.alphas is not None else "eps or n_alphas",
-        )
-        self.mse_path_ = scale_errors(mse_path, y_scale)
-        self.alphas_ = alphas
-        alpha = internal[alphas.index(self.alpha_)]
-        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
-        self._keep_model_in(model_dtype, xp=xp)
+        self._fit_path(X, y, sample_weight, groups, labels=None, xp=xp)
         return self
-
-    def _fold_errors(
-        self,
-        X: Array,
-        y: Array,
-        sample_weight: Array | None,
-        train: Any,
-        test: Any,
-        alphas: tuple[float, ...],
-        *,
-        xp: Any,
-    ) -> list[float]:
-        """Validation MSE (weighted when weights are given) of the features and the ridge
-        path fitted on ``train``, one value per ``α``."""
-        (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
-            train, test, X, y, sample_weight, xp=xp
-        )
-        features = self._feature_map()
-        Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
-        Z_te = features._transform(X_te, xp=xp)
-        problem = _primal_problem(
-            Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
-        )
-        solver = _make_solver(problem.gram, "eigh", xp=xp)
-        errors = []
-        for alpha in alphas:
-            coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
-            sq = (Z_te @ coef + intercept - y_te) ** 2
-            sq = sq if sq.ndim == 1 else xp.mean(sq, axis=1)
-            mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)
-            errors.append(float(mean))
-        return errors
