@@ -560,3 +560,56 @@ def test_ridge_classifier_cv_stratifies_its_folds_and_refuses_bad_weights(rng):
     assert model.mse_path_ == explicit.mse_path_
     with pytest.raises(ValueError, match="sample_weight times class_weight"):
         LowRankRidgeClassifier(class_weight={"a": 0.0, "b": 0.0, "rare": 0.0}).fit(X, y)
+
+
+# --------------------------------------------------------------------------- width search
+
+
+def test_width_search_is_leave_one_out_over_every_width_and_alpha(rng):
+    """Each width's leave-one-out errors are scikit-learn's RidgeCV's on that width's features;
+    the (width, α) of lowest error is the model, as a fit at that γ alone gives it."""
+    from sklearn.linear_model import RidgeCV
+
+    from lrkl import LowRankRidgeCV
+    from lrkl.lowrank import LowRankFeatures
+
+    X = rng.standard_normal((150, 3))
+    y = np.sin(2.0 * X[:, 0]) + X[:, 1] ** 2 + 0.1 * rng.standard_normal(150)
+    params = dict(rank=40, method="nystrom", n_alphas=8, random_state=0)
+    model = LowRankRidgeCV(["rbf"], **params).fit(X, y)
+    search = model.width_search_
+    gamma0 = 1.0 / (3 * X.var())
+    np.testing.assert_allclose(search["gamma"], np.array([0.25, 0.5, 1, 2, 4]) * gamma0)
+    for gamma, alphas, mse in zip(search["gamma"], search["alphas"], search["mse"], strict=True):
+        Z = LowRankFeatures([Gaussian(gamma=gamma)], 40, "nystrom", random_state=0).fit_transform(X)
+        loo = RidgeCV(alphas=alphas, store_cv_results=True).fit(Z, y).cv_results_.mean(axis=0)
+        np.testing.assert_allclose(mse, loo, rtol=1e-7)
+    best = int(np.argmin([min(m) for m in search["mse"]]))
+    assert model.kernels_[0].gamma == pytest.approx(search["gamma"][best])
+    alone = LowRankRidgeCV([Gaussian(gamma=search["gamma"][best])], **params).fit(X, y)
+    assert alone.width_search_ is None
+    assert model.alpha_ == alone.alpha_
+    T = rng.standard_normal((9, 3))
+    np.testing.assert_allclose(model.predict(T), alone.predict(T), rtol=1e-10, atol=1e-12)
+
+
+def test_width_search_applies_to_one_scale_kernel_only(rng):
+    from lrkl import LowRankRidgeClassifierCV, LowRankRidgeCV
+
+    X = rng.standard_normal((60, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    for kernels in ([Gaussian(gamma=0.3)], [Linear()], ["rbf", "linear"], None):
+        assert LowRankRidgeCV(kernels, rank=10).fit(X, y).width_search_ is None
+    off = LowRankRidgeCV(["rbf"], rank=10, gamma_factors=None).fit(X, y)
+    assert off.width_search_ is None
+    assert off.kernels_[0].gamma == pytest.approx(1.0 / (2 * X.var()))
+    labels = np.where(y > 0, "pos", "neg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the clipped rank warns once, not once per width
+        with pytest.warns(UserWarning, match="rank=80 exceeds n_samples=60") as caught:
+            clf = LowRankRidgeClassifierCV(["laplacian"], 80, gamma_factors=[0.5, 2.0])
+            clf.fit(X, labels)
+    assert len(caught) == 1
+    assert len(clf.width_search_["gamma"]) == 2
+    with pytest.raises(ValueError, match="gamma_factors must be a finite number > 0"):
+        LowRankRidgeCV(["rbf"], rank=10, gamma_factors=[1.0, -2.0]).fit(X, y)

@@ -12,6 +12,7 @@ is an array of shape () (or (n_targets,)) in the namespace and on the device of 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -43,11 +44,15 @@ from lrkl.kernel_ridge._solvers import (
     _primal_problem,
     _solve_primal,
 )
-from lrkl.kernels import Kernel
+from lrkl.kernels import KERNEL_NAMES, SCALE, Kernel, check_kernel, kernel_from_name
 from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
-__all__ = ["LowRankRidge", "LowRankRidgeCV"]
+__all__ = ["GAMMA_FACTORS", "LowRankRidge", "LowRankRidgeCV"]
+
+#: The default width grid of the CV estimators' search (``gamma_factors``): ``γ₀·2^k``,
+#: ``k = −2 … 2``, around the width ``γ₀`` of ``gamma="scale"``.
+GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 class _LowRankRidgeModel:
@@ -96,7 +101,80 @@ class _LowRankRidgeModel:
         sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        features = self._feature_map()
+        split_on = None
+        if self.cv is not None:
+            split_on = cv_folds(
+                self.cv, X, y if labels is None else labels, groups, classifier=labels is not None
+            )
+        widths = self._widths(X)
+        paths = [self._path(widths[0], X, y, sample_weight, w_scale, split_on, xp=xp)]
+        with warnings.catch_warnings():  # a clipped rank was said once, at the first width
+            warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
+            paths += [
+                self._path(kernels, X, y, sample_weight, w_scale, split_on, xp=xp)
+                for kernels in widths[1:]
+            ]
+        # each width's mean validation error per α; the best (width, α) wins
+        means = [
+            tuple(sum(errors) / len(errors) for errors in zip(*path[-1], strict=True))
+            for path in paths
+        ]
+        best = min(range(len(paths)), key=lambda i: min(means[i]))
+        features, problem, solver, alphas, internal, per_fold = paths[best]
+        self.alpha_, mse_path = choose_from_grid(
+            type(self).__name__,
+            "alpha",
+            alphas,
+            per_fold,
+            top="every direction of the features shrunk by at least a half",
+            advice="alphas" if self.alphas is not None else "eps or n_alphas",
+        )
+        self.mse_path_ = scale_errors(mse_path, y_scale)
+        self.alphas_ = alphas
+        self.width_search_ = None
+        if len(widths) > 1:
+            self.width_search_ = {
+                "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
+                "alphas": tuple(path[3] for path in paths),
+                "mse": scale_errors(means, y_scale),
+            }
+        alpha = internal[alphas.index(self.alpha_)]
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+        self._keep_model_in(model_dtype, xp=xp)
+
+    def _widths(self, X: Array) -> list[list[Kernel] | None]:
+        """The kernel lists the path is searched over: one per factor of ``gamma_factors``
+        times the resolved ``"scale"`` width of the one kernel given, or ``[None]`` (the
+        estimator's own kernels) when the search does not apply: ``gamma_factors=None``,
+        several kernels (or the default list), a kernel without a ``"scale"`` gamma."""
+        kernels = self.kernels
+        if self.gamma_factors is None or kernels is None or len(kernels) != 1:
+            return [None]
+        kernel = kernels[0]
+        if isinstance(kernel, str):
+            kernel = kernel_from_name(kernel) if kernel in KERNEL_NAMES else None
+        if kernel is None or getattr(kernel, "gamma", None) != SCALE:
+            return [None]
+        factors = check_grid(self.gamma_factors, name="gamma_factors")
+        gamma = float(check_kernel(kernel, X, name="kernels[0]").gamma)  # as the features do
+        params = kernel.get_params()
+        return [[type(kernel)(**{**params, "gamma": f * gamma})] for f in factors]
+
+    def _path(
+        self,
+        kernels: list[Kernel] | None,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        w_scale: float,
+        folds: list[tuple[Any, Any]] | None,
+        *,
+        xp: Any,
+    ) -> tuple[LowRankFeatures, PrimalProblem, Any, tuple, tuple, list]:
+        """The features of ``kernels`` (None: the estimator's), their ridge problem and its
+        eigendecomposition, the α grid (as given and internal) and its validation errors: exact
+        leave-one-out, or on ``folds``."""
+        features = self._feature_map(kernels)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
@@ -109,41 +187,29 @@ class _LowRankRidgeModel:
             top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
-        if self.cv is None:
-            loo = _primal_loo_errors(
-                Z,
-                y,
-                problem,
-                solver,
-                internal,
-                fit_intercept=self.fit_intercept,
-                xp=xp,
-                sample_weight=sample_weight,
-            )
-            per_fold = [loo]
-        else:
-            split_on = y if labels is None else labels
-            folds = cv_folds(self.cv, X, split_on, groups, classifier=labels is not None)
+        if folds is None:
             per_fold = [
-                self._fold_errors(X, y, sample_weight, train, test, internal, xp=xp)
+                _primal_loo_errors(
+                    Z,
+                    y,
+                    problem,
+                    solver,
+                    internal,
+                    fit_intercept=self.fit_intercept,
+                    xp=xp,
+                    sample_weight=sample_weight,
+                )
+            ]
+        else:
+            per_fold = [
+                self._fold_errors(kernels, X, y, sample_weight, train, test, internal, xp=xp)
                 for train, test in folds
             ]
-        self.alpha_, mse_path = choose_from_grid(
-            type(self).__name__,
-            "alpha",
-            alphas,
-            per_fold,
-            top="every direction of the features shrunk by at least a half",
-            advice="alphas" if self.alphas is not None else "eps or n_alphas",
-        )
-        self.mse_path_ = scale_errors(mse_path, y_scale)
-        self.alphas_ = alphas
-        alpha = internal[alphas.index(self.alpha_)]
-        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
-        self._keep_model_in(model_dtype, xp=xp)
+        return features, problem, solver, alphas, internal, per_fold
 
     def _fold_errors(
         self,
+        kernels: list[Kernel] | None,
         X: Array,
         y: Array,
         sample_weight: Array | None,
@@ -158,7 +224,7 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
-        features = self._feature_map()
+        features = self._feature_map(kernels)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
         problem = _primal_problem(
@@ -174,10 +240,11 @@ class _LowRankRidgeModel:
             errors.append(float(mean))
         return errors
 
-    def _feature_map(self) -> LowRankFeatures:
-        """The unfitted many-kernel feature map of this estimator's parameters."""
+    def _feature_map(self, kernels: list[Kernel] | None = None) -> LowRankFeatures:
+        """The unfitted many-kernel feature map of this estimator's parameters (of ``kernels``
+        instead of ``self.kernels`` when given)."""
         return LowRankFeatures(
-            self.kernels,
+            self.kernels if kernels is None else kernels,
             self.rank,
             self.method,
             lookahead=self.lookahead,
@@ -416,6 +483,13 @@ class LowRankRidgeCV(LowRankRidge):
     cv : None, int or cross-validation splitter, default=None
         ``None``: exact leave-one-out on the features of all the rows; otherwise as in
         scikit-learn (``KFold`` for an int), with the features refitted per fold.
+    gamma_factors : sequence of float or None, default=(0.25, 0.5, 1, 2, 4)
+        The width search: with one kernel whose ``gamma`` is ``"scale"`` (such as
+        ``kernels=["rbf"]``), its features and α path are computed at ``γ = f·γ₀`` for each
+        factor ``f`` (``γ₀`` the ``"scale"`` width), and the (width, α) of lowest validation
+        error wins; ``kernels_`` holds the kernel with the chosen ``γ``. It costs one fit of
+        the features and one path per factor: five times one width's fit at the default.
+        ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes
     ----------
@@ -424,7 +498,11 @@ class LowRankRidgeCV(LowRankRidge):
     alphas_ : tuple of float
         The grid, from the largest ``α`` to the smallest.
     mse_path_ : tuple of tuple of float
-        Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out).
+        Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out),
+        at the chosen width.
+    width_search_ : dict or None
+        With a width search: ``"gamma"``, the widths searched; ``"alphas"``, each width's α
+        grid; ``"mse"``, each width's mean validation MSE per α. None without one.
     features_, factors_, rank_, coef_, intercept_, kernels_, n_features_in_
         Of the refit on all the data with ``alpha_``, as for :class:`LowRankRidge`.
 
@@ -446,6 +524,7 @@ class LowRankRidgeCV(LowRankRidge):
         "n_alphas": [Interval(numbers.Integral, 1, 10_000, closed="both")],
         "eps": [Interval(numbers.Real, 0, 1, closed="neither")],
         "cv": ["cv_object", None],
+        "gamma_factors": ["array-like", None],
     }
     del _parameter_constraints["alpha"]
 
@@ -459,6 +538,7 @@ class LowRankRidgeCV(LowRankRidge):
         n_alphas: int = 30,
         eps: float = 1e-8,
         cv: Any = None,
+        gamma_factors: Sequence[float] | None = GAMMA_FACTORS,
         fit_intercept: bool = True,
         lookahead: int = 10,
         kappa: float = 0.99,
@@ -473,6 +553,7 @@ class LowRankRidgeCV(LowRankRidge):
         self.n_alphas = n_alphas
         self.eps = eps
         self.cv = cv
+        self.gamma_factors = gamma_factors
         self.fit_intercept = fit_intercept
         self.lookahead = lookahead
         self.kappa = kappa

@@ -23,7 +23,12 @@ from lrkl._validation import (
     check_classification_X_y,
     check_sample_weight,
 )
-from lrkl.kernel_ridge._low_rank import LowRankRidge, LowRankRidgeCV, _LowRankRidgeModel
+from lrkl.kernel_ridge._low_rank import (
+    GAMMA_FACTORS,
+    LowRankRidge,
+    LowRankRidgeCV,
+    _LowRankRidgeModel,
+)
 from lrkl.kernels import Kernel
 
 __all__ = ["LowRankRidgeClassifier", "LowRankRidgeClassifierCV"]
@@ -179,8 +184,8 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
         As for :class:`LowRankRidge`.
-    alphas, n_alphas, eps, cv
-        As for :class:`LowRankRidgeCV`.
+    alphas, n_alphas, eps, cv, gamma_factors
+        As for :class:`LowRankRidgeCV` (the width search included).
     class_weight
         As for :class:`LowRankRidgeClassifier`.
 
@@ -191,7 +196,10 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     alphas_ : tuple of float
         The grid, from the largest ``α`` to the smallest.
     mse_path_ : tuple of tuple of float
-        Validation MSE, one row per ``α``, one column per fold (one for leave-one-out).
+        Validation MSE, one row per ``α``, one column per fold (one for leave-one-out), at the
+        chosen width.
+    width_search_ : dict or None
+        As for :class:`LowRankRidgeCV`.
     classes_, coef_, intercept_, features_, factors_, rank_, kernels_, n_features_in_
         Of the refit on all the data with ``alpha_``, as for
         :class:`LowRankRidgeClassifier`.
@@ -220,6 +228,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         n_alphas: int = 30,
         eps: float = 1e-8,
         cv: Any = None,
+        gamma_factors: Sequence[float] | None = GAMMA_FACTORS,
         fit_intercept: bool = True,
         class_weight: dict | str | None = None,
         lookahead: int = 10,
@@ -235,6 +244,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.n_alphas = n_alphas
         self.eps = eps
         self.cv = cv
+        self.gamma_factors = gamma_factors
         self.fit_intercept = fit_intercept
         self.class_weight = class_weight
         self.lookahead = lookahead
