@@ -598,8 +598,8 @@ def test_width_search_applies_to_one_scale_kernel_only(rng):
 
     X = rng.standard_normal((60, 2))
     y = X[:, 0] + 0.1 * rng.standard_normal(60)
-    for kernels in ([Gaussian(gamma=0.3)], [Linear()], ["rbf", "linear"], None):
-        assert LowRankRidgeCV(kernels, rank=10).fit(X, y).width_search_ is None
+    for given in ([Gaussian(gamma=0.3)], [Linear()], ["rbf", "linear"], None):
+        assert LowRankRidgeCV(given, rank=10).fit(X, y).width_search_ is None
     off = LowRankRidgeCV(["rbf"], rank=10, gamma_factors=None).fit(X, y)
     assert off.width_search_ is None
     assert off.kernels_[0].gamma == pytest.approx(1.0 / (2 * X.var()))
