@@ -199,3 +199,37 @@ class CVFit(OnBackend):
     def time_fit(self, n, estimator, dtype, backend):
         self.model.fit(self.X, self.y)
         self.sync()
+
+
+class WidthSearch(OnBackend):
+    """``LowRankRidgeCV(["rbf"], method="nystrom", rank=1000)`` on n rows, its width search
+    (five widths γ₀·2^k, k = −2…2, ``gamma_factors``'s default) against one width
+    (``gamma_factors=None``), and ``LowRankRidgeClassifierCV``'s search on two classes: what the
+    search costs against one fit."""
+
+    params = ([4_000], ["one width", "five widths", "classifier, five widths"], ["numpy", "cupy"])
+    param_names = ["n", "search", "backend"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, search, backend):
+        try:
+            from lrkl import LowRankRidgeClassifierCV
+        except ImportError:  # before the classifiers and the search (issue 35): skipped
+            raise NotImplementedError from None
+
+        self.use_backend(backend)
+        X, y = smooth_regression(n)
+        if search.startswith("classifier"):
+            y = (y > 0).astype(y.dtype)
+        self.X, self.y = self.to_backend(X, y)
+        factors = None if search == "one width" else (0.25, 0.5, 1.0, 2.0, 4.0)
+        cls = LowRankRidgeClassifierCV if search.startswith("classifier") else LowRankRidgeCV
+        self.model = cls(
+            ["rbf"], rank=1000, method="nystrom", gamma_factors=factors, random_state=0
+        )
+
+    def time_fit(self, n, search, backend):
+        self.model.fit(self.X, self.y)
+        self.sync()
