@@ -11,11 +11,13 @@ is an array of shape () (or (n_targets,)) in the namespace and on the device of 
 
 from __future__ import annotations
 
+import math
 import numbers
+import statistics
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from lrkl._backend import widened
 from lrkl._base import LRKLRegressor
@@ -40,7 +42,7 @@ from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
     _make_solver,
-    _primal_loo_errors,
+    _primal_loo_statistics,
     _primal_problem,
     _solve_primal,
 )
@@ -53,6 +55,19 @@ __all__ = ["GAMMA_FACTORS", "LowRankRidge", "LowRankRidgeCV"]
 #: The default width grid of the CV estimators' search (``gamma_factors``): ``γ₀·2^k``,
 #: ``k = −2 … 2``, around the width ``γ₀`` of ``gamma="scale"``.
 GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+class _Path(NamedTuple):
+    """One width's fit along the α grid (:meth:`_LowRankRidgeModel._path`)."""
+
+    features: LowRankFeatures
+    problem: PrimalProblem
+    solver: Any
+    alphas: tuple[float, ...]  # as given (or in the units of the weights)
+    internal: tuple[float, ...]  # on the unit-scale weights
+    per_fold: list[list[float]]  # validation MSE, one list per fold, one value per α
+    mean: tuple[float, ...]  # its mean over the folds, per α
+    spread: tuple[float, ...]  # the standard error of that mean, per α
 
 
 class _LowRankRidgeModel:
@@ -114,18 +129,14 @@ class _LowRankRidgeModel:
                 self._path(kernels, X, y, sample_weight, w_scale, split_on, xp=xp)
                 for kernels in widths[1:]
             ]
-        # each width's mean validation error per α; the best (width, α) wins
-        means = [
-            tuple(sum(errors) / len(errors) for errors in zip(*path[-1], strict=True))
-            for path in paths
-        ]
-        best = min(range(len(paths)), key=lambda i: min(means[i]))
-        features, problem, solver, alphas, internal, per_fold = paths[best]
+        best = self._chosen_width(paths)
+        chosen = paths[best]
+        alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
             "alpha",
             alphas,
-            per_fold,
+            chosen.per_fold,
             top="every direction of the features shrunk by at least a half",
             advice="alphas" if self.alphas is not None else "eps or n_alphas",
         )
@@ -135,12 +146,27 @@ class _LowRankRidgeModel:
         if len(widths) > 1:
             self.width_search_ = {
                 "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
-                "alphas": tuple(path[3] for path in paths),
-                "mse": scale_errors(means, y_scale),
+                "alphas": tuple(path.alphas for path in paths),
+                "mse": scale_errors([path.mean for path in paths], y_scale),
             }
-        alpha = internal[alphas.index(self.alpha_)]
-        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+        alpha = chosen.internal[alphas.index(self.alpha_)]
+        self._store(chosen.features, X, chosen.problem, chosen.solver, alpha, y_scale, xp=xp)
         self._keep_model_in(model_dtype, xp=xp)
+
+    def _chosen_width(self, paths: list[_Path]) -> int:
+        """The width of the search: the one nearest ``γ₀`` (the factor nearest 1, then the
+        wider) among those whose best validation error is within one standard error of the best
+        of all widths and α (the one-standard-error rule of Hastie, Tibshirani & Friedman, here
+        toward the data's own scale): on small or noisy data the widths' errors differ by less
+        than their noise, and the extreme widths overfit the choice."""
+        if len(paths) == 1:
+            return 0
+        bests = [min(range(len(p.mean)), key=p.mean.__getitem__) for p in paths]
+        top = min(range(len(paths)), key=lambda i: paths[i].mean[bests[i]])
+        bound = paths[top].mean[bests[top]] + paths[top].spread[bests[top]]
+        factors = check_grid(self.gamma_factors, name="gamma_factors")
+        near = [i for i in range(len(paths)) if paths[i].mean[bests[i]] <= bound]
+        return min(near, key=lambda i: (abs(math.log(factors[i])), factors[i]))
 
     def _widths(self, X: Array) -> list[list[Kernel] | None]:
         """The kernel lists the path is searched over: one per factor of ``gamma_factors``
@@ -170,7 +196,7 @@ class _LowRankRidgeModel:
         folds: list[tuple[Any, Any]] | None,
         *,
         xp: Any,
-    ) -> tuple[LowRankFeatures, PrimalProblem, Any, tuple, tuple, list]:
+    ) -> _Path:
         """The features of ``kernels`` (None: the estimator's), their ridge problem and its
         eigendecomposition, the α grid (as given and internal) and its validation errors: exact
         leave-one-out, or on ``folds``."""
@@ -188,24 +214,29 @@ class _LowRankRidgeModel:
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
         if folds is None:
-            per_fold = [
-                _primal_loo_errors(
-                    Z,
-                    y,
-                    problem,
-                    solver,
-                    internal,
-                    fit_intercept=self.fit_intercept,
-                    xp=xp,
-                    sample_weight=sample_weight,
-                )
-            ]
+            loo, loo_spread = _primal_loo_statistics(
+                Z,
+                y,
+                problem,
+                solver,
+                internal,
+                fit_intercept=self.fit_intercept,
+                xp=xp,
+                sample_weight=sample_weight,
+            )
+            per_fold = [loo]
+            spread = loo_spread
         else:
             per_fold = [
                 self._fold_errors(kernels, X, y, sample_weight, train, test, internal, xp=xp)
                 for train, test in folds
             ]
-        return features, problem, solver, alphas, internal, per_fold
+            spread = [  # the standard error of the mean over the folds
+                statistics.pstdev(errors) / math.sqrt(len(errors))
+                for errors in zip(*per_fold, strict=True)
+            ]
+        mean = tuple(sum(errors) / len(errors) for errors in zip(*per_fold, strict=True))
+        return _Path(features, problem, solver, alphas, internal, per_fold, mean, tuple(spread))
 
     def _fold_errors(
         self,

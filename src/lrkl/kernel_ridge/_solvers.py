@@ -615,7 +615,7 @@ def primal_loo_errors(
     )
 
 
-def _primal_loo_errors(
+def _primal_loo_statistics(
     Z: Array,  # shape: (n, k), the features the problem was built from
     y: Array,  # shape: (n,) or (n, t)
     problem: PrimalProblem,
@@ -626,16 +626,20 @@ def _primal_loo_errors(
     fit_intercept: bool,
     xp: ModuleType,
     sample_weight: Array | None = None,
-) -> list[float]:
-    """:func:`primal_loo_errors` on trusted inputs."""
+) -> tuple[list[float], list[float]]:
+    """:func:`primal_loo_errors` on trusted inputs, and the standard error of each mean:
+    ``√(Var(e)/n)`` over the rows' (weighted) squared leave-one-out errors ``e_i``."""
     n = Z.shape[0]
     total = float(n) if sample_weight is None else float(xp.sum(sample_weight))
     rhs = problem.rhs[:, None] if problem.rhs.ndim == 1 else problem.rhs
     q = xp.matrix_transpose(solver.U) @ rhs  # = Pᵀ Y, shape: (k, t)
     lam = xp.where(solver.eigenvalues > 0, solver.eigenvalues, 0.0)
 
-    def squared_errors(Z_rows: Array, y_rows: Array, w_rows: Array | None = None) -> tuple[Array]:
-        """The sums over these rows of the squared leave-one-out residuals, one per α."""
+    def squared_errors(
+        Z_rows: Array, y_rows: Array, w_rows: Array | None = None
+    ) -> tuple[Array, Array]:
+        """The sums over these rows of the squared leave-one-out residuals and of the squares
+        of the rows' errors, one of each per α."""
         Zc = Z_rows - problem.feature_mean
         Y = y_rows - problem.target_mean
         Y = Y[:, None] if Y.ndim == 1 else Y
@@ -646,15 +650,29 @@ def _primal_loo_errors(
             base = w_rows / total if fit_intercept else 0.0
         P = Zc @ solver.U  # shape: (rows, k)
         P2 = P * P
-        sums = []
+        sums, squares = [], []
         for alpha in alphas:
             inverse = 1.0 / (lam + alpha)
             leverage = base + P2 @ inverse
             keep = xp.where(1.0 - leverage > 1e-12, 1.0 - leverage, 1e-12)
             residual = (Y - P @ (inverse[:, None] * q)) / keep[:, None]
-            sums.append(xp.sum(residual * residual))
-        return (xp.stack(sums),)
+            per_row = xp.sum(residual * residual, axis=1)
+            sums.append(xp.sum(per_row))
+            squares.append(xp.sum(per_row * per_row))
+        return xp.stack(sums), xp.stack(squares)
 
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
-    (sums,) = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
-    return [float(v) / (total * q.shape[1]) for v in sums]
+    sums, squares = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
+    t = q.shape[1]
+    means = [float(v) / (total * t) for v in sums]
+    # the rows' errors e_i = (n / Σw) w_i |r_i|² / t have mean m, second moment Σ e_i² / n
+    spread = [
+        math.sqrt(max(float(v) * n / (t * t * total * total) - m * m, 0.0) / n)
+        for v, m in zip(squares, means, strict=True)
+    ]
+    return means, spread
+
+
+def _primal_loo_errors(*args: Any, **kwargs: Any) -> list[float]:
+    """:func:`primal_loo_errors` on trusted inputs (:func:`_primal_loo_statistics`' means)."""
+    return _primal_loo_statistics(*args, **kwargs)[0]
