@@ -517,9 +517,12 @@ class LowRankRidgeCV(LowRankRidge):
     gamma_factors : sequence of float or None, default=(0.25, 0.5, 1, 2, 4)
         The width search: with one kernel whose ``gamma`` is ``"scale"`` (such as
         ``kernels=["rbf"]``), its features and α path are computed at ``γ = f·γ₀`` for each
-        factor ``f`` (``γ₀`` the ``"scale"`` width), and the (width, α) of lowest validation
-        error wins; ``kernels_`` holds the kernel with the chosen ``γ``. It costs one fit of
-        the features and one path per factor: five times one width's fit at the default.
+        factor ``f`` (``γ₀`` the ``"scale"`` width). The width is the one nearest ``γ₀`` whose
+        best validation error is within one standard error of the best of all (widths whose
+        errors differ by less than their noise are not told apart: on small data the extreme
+        ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
+        kernel with the chosen ``γ``. It costs one fit of the features and one path per
+        factor: five times one width's fit at the default.
         ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes
