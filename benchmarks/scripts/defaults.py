@@ -308,7 +308,7 @@ def main() -> None:
         p = sub.add_parser(task)
         p.add_argument("--seeds", type=int, default=5)
         p.add_argument("--sets", help="comma-separated names (default: the whole panel)")
-        p.add_argument("--models", help="comma-separated model labels (default: all)")
+        p.add_argument("--models", help="model labels separated by semicolons (default: all)")
         p.add_argument("--out", type=pathlib.Path, default=pathlib.Path(f"defaults_{task}.jsonl"))
     p = sub.add_parser("report")
     p.add_argument("path", type=pathlib.Path)
@@ -328,7 +328,7 @@ def main() -> None:
         if args.command == "classification":
             sets += list(CLASSIFICATION_SETS)
         sets = args.sets.split(",") if args.sets else sets
-        names = args.models.split(",") if args.models else None
+        names = args.models.split(";") if args.models else None
         run(args.command, sets, args.seeds, names, args.out)
 
 
