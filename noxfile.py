@@ -160,5 +160,5 @@ def performance(session: nox.Session) -> None:
     each fragment by its own benchmark script or asv run: hours on 2 cores, on a quiet machine.
     ``nox -s performance -- --only NAME`` regenerates the fragments whose name contains NAME;
     the data sets that are not bundled come from the data home (``LRKL_DATA``)."""
-    session.install(".[bench,plot,dask,qp]")
+    session.install(".[bench,plot,dask,qp,peers]", TORCH)
     session.run("python", "benchmarks/scripts/regenerate.py", *session.posargs)

@@ -237,7 +237,23 @@ def report(path: pathlib.Path, tolerance: float = 0.005) -> None:
         fit.setdefault((r["set"], r["model"]), []).append(r["fit_s"])
     sets = sorted({r["set"] for r in rows})
     peer_names = set(peers(task, 1))
-    print(f"{task}: {len(sets)} sets, score = mean over seeds; within {tolerance} of the best peer")
+    seeds = len({r["seed"] for r in rows})
+    models = [m for m in dict.fromkeys(r["model"] for r in rows)]
+    print(f"{task}: {len(sets)} sets, {seeds} seeds; mean test score and fit seconds per set of")
+    for k, m in enumerate(models, 1):
+        print(f"  [{k}] {m}")
+    print(
+        f"{'set':11s} {'n':>5s} " + " ".join(f"{f'[{k}]':>14s}" for k in range(1, len(models) + 1))
+    )
+    for s in sets:
+        n = max(r["n_train"] for r in rows if r["set"] == s)
+        cells = [
+            f"{np.mean(mean[s, m]):.3f} {np.mean(fit[s, m]):6.2f}s" if (s, m) in mean else "—"
+            for m in models
+        ]
+        print(f"{s:11s} {n:5d} " + " ".join(f"{c:>14s}" for c in cells))
+    print()
+    print(f"within {tolerance} of the best peer's mean score, and fit time over {REFERENCE[task]}")
     print(f"{'model':45s} {'within':>7s} {'median time ratio':>18s}  worst set / best set")
     for label in LRKL[task]:
         gaps, ratios = [], []
