@@ -145,6 +145,13 @@ COMMANDS: list[tuple[str, str, bool]] = [
         f"python {SCRIPTS}/defaults.py report defaults_regression.jsonl --rst",
         True,
     ),
+    (
+        "defaults_classification",
+        f"python {SCRIPTS}/defaults.py classification --seeds 5 "
+        "--out defaults_classification.jsonl && "
+        f"python {SCRIPTS}/defaults.py report defaults_classification.jsonl --rst",
+        True,
+    ),
 ]
 
 
