@@ -79,10 +79,22 @@ Y0 = np.sin(X0[:, 0]) + X0[:, 1]
 YT0 = np.sin(XT0[:, 0]) + XT0[:, 1]
 YC0 = (np.median(Y0) < Y0).astype(int)
 
-CLASSIFIERS = {"LowRankMKLClassifier", "SLKLClassifier"}
+CLASSIFIERS = {
+    "LowRankMKLClassifier",
+    "LowRankRidgeClassifier",
+    "LowRankRidgeClassifierCV",
+    "SLKLClassifier",
+}
 #: Estimators whose pivots (or landmarks) may change with the last bits of the data; for dtypes
 #: their test score is compared (within 0.01) when their predictions differ.
-PIVOTED = {"LowRankRidge", "LowRankRidgeCV", "LowRankFeatures", "MklarenRegressor"}
+PIVOTED = {
+    "LowRankRidge",
+    "LowRankRidgeCV",
+    "LowRankRidgeClassifier",
+    "LowRankRidgeClassifierCV",
+    "LowRankFeatures",
+    "MklarenRegressor",
+}
 #: Estimators that stop on a tolerance: their references agree to about that tolerance.
 ITERATIVE = {"LowRankMKLClassifier", "SLKLClassifier", "SLKLRegressor", "SLKLRegressorCV"}
 SINGLE_KERNEL = {
@@ -106,6 +118,8 @@ FAST_PARAMS: dict[str, dict[str, Any]] = {
     "UniformRankOneRidge": {"random_state": 0},
     "LowRankRidge": {"random_state": 0},
     "LowRankRidgeCV": {"random_state": 0},
+    "LowRankRidgeClassifier": {"random_state": 0},
+    "LowRankRidgeClassifierCV": {"random_state": 0},
     "LowRankFeatures": {"random_state": 0},
 }
 
