@@ -621,3 +621,45 @@ def test_width_search_applies_to_one_scale_kernel_only(rng):
     assert len(clf.width_search_["gamma"]) == 2
     with pytest.raises(ValueError, match="gamma_factors must be a finite number > 0"):
         LowRankRidgeCV(["rbf"], rank=10, gamma_factors=[1.0, -2.0]).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")  # the widths are the point
+def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkeypatch, rng):
+    """The search keeps the features of its choice so far only; when the final choice is a
+    width it dropped (a later width's lower error moved the one-standard-error bound), that
+    width is computed again, and the model is its fit."""
+    from lrkl import LowRankRidgeCV
+    from lrkl.kernel_ridge import _low_rank
+
+    errors = {}
+    calls = []
+    original = _low_rank._LowRankRidgeModel._path
+
+    def fake_path(self, kernels, *args, **kwargs):  # the real fit, with these widths' errors
+        real = original(self, kernels, *args, **kwargs)
+        factor = round(kernels[0].gamma / gamma0, 6)
+        calls.append(factor)
+        mean, spread = errors[factor]
+        return real._replace(mean=(mean,) * len(real.alphas), spread=(spread,) * len(real.alphas))
+
+    X = rng.standard_normal((60, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    T = rng.standard_normal((7, 2))
+    gamma0 = 1.0 / (2 * X.var())
+    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
+    model = LowRankRidgeCV(["rbf"], rank=10, n_alphas=3, gamma_factors=(0.5, 1.0, 4.0))
+    # γ₀ replaces 0.5γ₀ as the choice (both within 0.54 + 0.01), then 4γ₀'s 0.50 ± 0.045 puts
+    # γ₀ (0.548) out of the bound and leaves 0.5γ₀, dropped, as the width nearest γ₀ within it
+    errors.update({0.5: (0.54, 0.01), 1.0: (0.548, 0.01), 4.0: (0.50, 0.045)})
+    model.fit(X, y)
+    assert calls == [0.5, 1.0, 4.0, 0.5]
+    assert model.kernels_[0].gamma == pytest.approx(0.5 * gamma0)
+    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", original)
+    alone = LowRankRidgeCV([Gaussian(gamma=0.5 * gamma0)], rank=10, n_alphas=3).fit(X, y)
+    np.testing.assert_allclose(model.predict(T), alone.predict(T), rtol=1e-12, atol=1e-12)
+    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
+    calls.clear()
+    errors[1.0] = (0.544, 0.01)  # γ₀ stays within the bound (0.545): held, not computed again
+    model.fit(X, y)
+    assert calls == [0.5, 1.0, 4.0]
+    assert model.kernels_[0].gamma == pytest.approx(gamma0)

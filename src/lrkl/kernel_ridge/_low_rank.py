@@ -122,15 +122,25 @@ class _LowRankRidgeModel:
                 self.cv, X, y if labels is None else labels, groups, classifier=labels is not None
             )
         widths = self._widths(X)
-        paths = [self._path(widths[0], X, y, sample_weight, w_scale, split_on, xp=xp)]
-        with warnings.catch_warnings():  # a clipped rank was said once, at the first width
-            warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
-            paths += [
-                self._path(kernels, X, y, sample_weight, w_scale, split_on, xp=xp)
-                for kernels in widths[1:]
-            ]
-        best = self._chosen_width(paths)
-        chosen = paths[best]
+
+        def path(i: int) -> _Path:
+            return self._path(widths[i], X, y, sample_weight, w_scale, split_on, xp=xp)
+
+        # Every width's errors, but the features and factors of one width only (the choice so
+        # far), so that the search holds at most two widths' n × k features at once.
+        paths: list[_Path] = []
+        held = None
+        with warnings.catch_warnings():
+            for i in range(len(widths)):
+                if i == 1:  # a clipped rank was said once, at the first width
+                    warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
+                current = path(i)
+                paths.append(current._replace(features=None, problem=None, solver=None))
+                if self._chosen_width(paths) == i:
+                    held = (i, current)
+                del current
+            best = self._chosen_width(paths)
+            chosen = held[1] if held[0] == best else path(best)  # computed again: rare
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
@@ -522,7 +532,8 @@ class LowRankRidgeCV(LowRankRidge):
         errors differ by less than their noise are not told apart: on small data the extreme
         ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
         kernel with the chosen ``γ``. It costs one fit of the features and one path per
-        factor: five times one width's fit at the default.
+        factor, five times one width's fit at the default, and holds two widths' features at
+        most (a width dropped for another, then chosen after all, is computed again).
         ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes
