@@ -663,3 +663,58 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     model.fit(X, y)
     assert calls == [0.5, 1.0, 4.0]
     assert model.kernels_[0].gamma == pytest.approx(gamma0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_leave_one_out_standard_errors_are_those_of_the_rows_errors(rng, weighted):
+    """The standard error behind the width rule: √(Σ w_i² (e_i − m)²) / Σ w_i over the rows'
+    squared leave-one-out errors, each from a refit without its row (scikit-learn's Ridge)."""
+    from sklearn.linear_model import Ridge
+
+    from lrkl.kernel_ridge._solvers import (
+        _make_solver,
+        _primal_loo_statistics,
+        _primal_problem,
+    )
+
+    Z, y = rng.standard_normal((30, 4)), rng.standard_normal(30)
+    w = rng.uniform(0.2, 3.0, 30) if weighted else None
+    problem = _primal_problem(Z, y, fit_intercept=True, xp=np, sample_weight=w)
+    solver = _make_solver(problem.gram, "eigh", xp=np)
+    means, spread = _primal_loo_statistics(
+        Z, y, problem, solver, [0.1, 3.0], fit_intercept=True, xp=np, sample_weight=w
+    )
+    W = np.ones(30) if w is None else w
+    for alpha, mean, se in zip([0.1, 3.0], means, spread, strict=True):
+        e = np.array(
+            [
+                (
+                    Ridge(alpha=alpha)
+                    .fit(np.delete(Z, i, 0), np.delete(y, i), np.delete(W, i))
+                    .predict(Z[i : i + 1])[0]
+                    - y[i]
+                )
+                ** 2
+                for i in range(30)
+            ]
+        )
+        m = np.sum(W * e) / np.sum(W)
+        np.testing.assert_allclose(mean, m, rtol=1e-10)
+        np.testing.assert_allclose(se, np.sqrt(np.sum(W**2 * (e - m) ** 2)) / np.sum(W), rtol=1e-9)
+
+
+def test_class_weights_and_width_factors_are_checked_by_name(rng):
+    from lrkl import LowRankRidgeClassifier, LowRankRidgeClassifierCV, LowRankRidgeCV
+
+    X = rng.standard_normal((40, 2))
+    labels = np.where(X[:, 0] > 0, "a", "b")
+    for weights in ({"a": np.nan, "b": 1.0}, {"a": -1.0, "b": 1.0}, {"a": np.inf, "b": 1.0}):
+        for cls in (LowRankRidgeClassifier, LowRankRidgeClassifierCV):
+            model = cls(["rbf"], rank=5, class_weight=weights)
+            with pytest.raises(ValueError, match="class_weight must give every class a finite"):
+                model.fit(X, labels)
+            assert not hasattr(model, "coef_")
+    with pytest.raises(ValueError, match="gamma_factors must be a finite number > 0"):
+        LowRankRidgeCV([Gaussian(gamma=1.0)], rank=5, gamma_factors=(-1.0,)).fit(X, X[:, 1])
+    one = LowRankRidgeCV(["rbf"], rank=5, gamma_factors=(2.0,)).fit(X, X[:, 1])
+    assert one.width_search_["gamma"] == (pytest.approx(2.0 / (2 * X.var())),)

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from sklearn.utils import check_random_state
+
 from lrkl._backend import widened
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
@@ -122,9 +124,14 @@ class _LowRankRidgeModel:
                 self.cv, X, y if labels is None else labels, groups, classifier=labels is not None
             )
         widths = self._widths(X)
+        random_state = self.random_state  # one draw of the landmarks for every width
+        if not isinstance(random_state, numbers.Integral):
+            random_state = int(check_random_state(random_state).randint(2**31 - 1))
 
         def path(i: int) -> _Path:
-            return self._path(widths[i], X, y, sample_weight, w_scale, split_on, xp=xp)
+            return self._path(
+                widths[i], X, y, sample_weight, w_scale, split_on, random_state, xp=xp
+            )
 
         # Every width's errors, but the features and factors of one width only (the choice so
         # far), so that the search holds at most two widths' n × k features at once.
@@ -153,7 +160,7 @@ class _LowRankRidgeModel:
         self.mse_path_ = scale_errors(mse_path, y_scale)
         self.alphas_ = alphas
         self.width_search_ = None
-        if len(widths) > 1:
+        if widths[0] is not None:
             self.width_search_ = {
                 "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
                 "alphas": tuple(path.alphas for path in paths),
@@ -171,27 +178,37 @@ class _LowRankRidgeModel:
         than their noise, and the extreme widths overfit the choice."""
         if len(paths) == 1:
             return 0
-        bests = [min(range(len(p.mean)), key=p.mean.__getitem__) for p in paths]
-        top = min(range(len(paths)), key=lambda i: paths[i].mean[bests[i]])
-        bound = paths[top].mean[bests[top]] + paths[top].spread[bests[top]]
+
+        def error(i: int, a: int) -> float:  # a non-finite error never wins
+            value = paths[i].mean[a]
+            return value if math.isfinite(value) else math.inf
+
+        bests = [
+            min(range(len(p.mean)), key=lambda a, i=i: error(i, a)) for i, p in enumerate(paths)
+        ]
+        top = min(range(len(paths)), key=lambda i: error(i, bests[i]))
+        bound = error(top, bests[top]) + paths[top].spread[bests[top]]
         factors = check_grid(self.gamma_factors, name="gamma_factors")
-        near = [i for i in range(len(paths)) if paths[i].mean[bests[i]] <= bound]
+        near = [i for i in range(len(paths)) if error(i, bests[i]) <= bound] or [top]
         return min(near, key=lambda i: (abs(math.log(factors[i])), factors[i]))
 
     def _widths(self, X: Array) -> list[list[Kernel] | None]:
         """The kernel lists the path is searched over: one per factor of ``gamma_factors``
-        times the resolved ``"scale"`` width of the one kernel given, or ``[None]`` (the
-        estimator's own kernels) when the search does not apply: ``gamma_factors=None``,
-        several kernels (or the default list), a kernel without a ``"scale"`` gamma."""
+        times the resolved ``"scale"`` width of the one kernel given (from all the rows ``fit``
+        got: with ``cv``, every fold searches the same widths), or ``[None]`` (the estimator's
+        own kernels) when the search does not apply: ``gamma_factors=None``, several kernels
+        (or the default list), a kernel without a ``"scale"`` gamma."""
         kernels = self.kernels
-        if self.gamma_factors is None or kernels is None or len(kernels) != 1:
+        if self.gamma_factors is None:
+            return [None]
+        factors = check_grid(self.gamma_factors, name="gamma_factors")  # given: always valid
+        if kernels is None or len(kernels) != 1:
             return [None]
         kernel = kernels[0]
         if isinstance(kernel, str):
             kernel = kernel_from_name(kernel) if kernel in KERNEL_NAMES else None
         if kernel is None or getattr(kernel, "gamma", None) != SCALE:
             return [None]
-        factors = check_grid(self.gamma_factors, name="gamma_factors")
         gamma = float(check_kernel(kernel, X, name="kernels[0]").gamma)  # as the features do
         params = kernel.get_params()
         return [[type(kernel)(**{**params, "gamma": f * gamma})] for f in factors]
@@ -204,13 +221,14 @@ class _LowRankRidgeModel:
         sample_weight: Array | None,
         w_scale: float,
         folds: list[tuple[Any, Any]] | None,
+        random_state: int,
         *,
         xp: Any,
     ) -> _Path:
         """The features of ``kernels`` (None: the estimator's), their ridge problem and its
         eigendecomposition, the α grid (as given and internal) and its validation errors: exact
         leave-one-out, or on ``folds``."""
-        features = self._feature_map(kernels)
+        features = self._feature_map(kernels, random_state)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
@@ -238,11 +256,13 @@ class _LowRankRidgeModel:
             spread = loo_spread
         else:
             per_fold = [
-                self._fold_errors(kernels, X, y, sample_weight, train, test, internal, xp=xp)
+                self._fold_errors(
+                    kernels, random_state, X, y, sample_weight, train, test, internal, xp=xp
+                )
                 for train, test in folds
             ]
             spread = [  # the standard error of the mean over the folds
-                statistics.pstdev(errors) / math.sqrt(len(errors))
+                statistics.stdev(errors) / math.sqrt(len(errors)) if len(errors) > 1 else 0.0
                 for errors in zip(*per_fold, strict=True)
             ]
         mean = tuple(sum(errors) / len(errors) for errors in zip(*per_fold, strict=True))
@@ -251,6 +271,7 @@ class _LowRankRidgeModel:
     def _fold_errors(
         self,
         kernels: list[Kernel] | None,
+        random_state: int,
         X: Array,
         y: Array,
         sample_weight: Array | None,
@@ -265,7 +286,7 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
-        features = self._feature_map(kernels)
+        features = self._feature_map(kernels, random_state)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
         problem = _primal_problem(
@@ -281,9 +302,11 @@ class _LowRankRidgeModel:
             errors.append(float(mean))
         return errors
 
-    def _feature_map(self, kernels: list[Kernel] | None = None) -> LowRankFeatures:
+    def _feature_map(
+        self, kernels: list[Kernel] | None = None, random_state: Any = None
+    ) -> LowRankFeatures:
         """The unfitted many-kernel feature map of this estimator's parameters (of ``kernels``
-        instead of ``self.kernels`` when given)."""
+        and ``random_state`` instead of the estimator's when given)."""
         return LowRankFeatures(
             self.kernels if kernels is None else kernels,
             self.rank,
@@ -292,7 +315,7 @@ class _LowRankRidgeModel:
             kappa=self.kappa,
             gain_tol=self.gain_tol,
             tol=self.tol,
-            random_state=self.random_state,
+            random_state=self.random_state if random_state is None else random_state,
         )
 
     def _store(
@@ -533,7 +556,9 @@ class LowRankRidgeCV(LowRankRidge):
         ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
         kernel with the chosen ``γ``. It costs one fit of the features and one path per
         factor, five times one width's fit at the default, and holds two widths' features at
-        most (a width dropped for another, then chosen after all, is computed again).
+        most (a width dropped for another, then chosen after all, is computed again). Every
+        width uses the same Nyström landmarks, and ``γ₀`` comes from all the rows of ``fit``
+        (with ``cv``, each fold searches those widths).
         ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes

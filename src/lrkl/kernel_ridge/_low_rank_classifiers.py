@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+import numpy as np
+
 from lrkl._backend import device_of, from_host
 from lrkl._base import LRKLClassifier
 from lrkl._executor import executor_for
@@ -154,12 +156,14 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
             targets = targets[:, 0]
         weights = check_sample_weight(sample_weight, X, owner=self)
         if self.class_weight is not None:
-            per_class = from_host(
-                compute_sample_weight(self.class_weight, classes[codes]),
-                xp=xp,
-                device=device,
-                dtype=X.dtype,
-            )
+            per_class = compute_sample_weight(self.class_weight, classes[codes])
+            if not (np.all(np.isfinite(per_class)) and np.all(per_class >= 0)):
+                msg = (
+                    "class_weight must give every class a finite weight >= 0, received "
+                    f"{self.class_weight!r}"
+                )
+                raise ValueError(msg)
+            per_class = from_host(per_class, xp=xp, device=device, dtype=X.dtype)
             weights = per_class if weights is None else weights * per_class
             if not bool(xp.any(weights > 0)):
                 msg = (
@@ -174,11 +178,12 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
 
 
 class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
-    """:class:`LowRankRidgeClassifier` with ``α`` chosen by cross-validation, as scikit-learn's
-    ``RidgeClassifierCV``: the validation error is the mean squared error of the ±1 targets
-    (every class's column), by exact leave-one-out with ``cv=None``
-    (:class:`LowRankRidgeCV`), else on folds that an int makes stratified
-    (``StratifiedKFold``).
+    """:class:`LowRankRidgeClassifier` with ``α`` chosen by cross-validation: the validation
+    error is the mean squared error of the ±1 targets (every class's column), by exact
+    leave-one-out with ``cv=None`` (:class:`LowRankRidgeCV`; scikit-learn's
+    ``RidgeClassifierCV`` chooses by the same criterion there), else on folds that an int makes
+    stratified (``StratifiedKFold``) -- where scikit-learn's ``RidgeClassifierCV`` scores
+    accuracy instead, lrkl keeps the squared error, which varies smoothly with ``α``.
 
     Parameters
     ----------

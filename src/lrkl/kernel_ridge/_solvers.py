@@ -627,8 +627,8 @@ def _primal_loo_statistics(
     xp: ModuleType,
     sample_weight: Array | None = None,
 ) -> tuple[list[float], list[float]]:
-    """:func:`primal_loo_errors` on trusted inputs, and the standard error of each mean:
-    ``√(Var(e)/n)`` over the rows' (weighted) squared leave-one-out errors ``e_i``."""
+    """:func:`primal_loo_errors` on trusted inputs, and the standard error of each (weighted)
+    mean over the rows' squared leave-one-out errors."""
     n = Z.shape[0]
     total = float(n) if sample_weight is None else float(xp.sum(sample_weight))
     rhs = problem.rhs[:, None] if problem.rhs.ndim == 1 else problem.rhs
@@ -637,9 +637,9 @@ def _primal_loo_statistics(
 
     def squared_errors(
         Z_rows: Array, y_rows: Array, w_rows: Array | None = None
-    ) -> tuple[Array, Array]:
-        """The sums over these rows of the squared leave-one-out residuals and of the squares
-        of the rows' errors, one of each per α."""
+    ) -> tuple[Array, Array, Array, Array]:
+        """Sums over these rows, per α, of the rows' weighted squared leave-one-out residuals
+        ``w_i |r_i|²``, of their squares and of ``w_i² |r_i|²``; and ``Σ w_i²``."""
         Zc = Z_rows - problem.feature_mean
         Y = y_rows - problem.target_mean
         Y = Y[:, None] if Y.ndim == 1 else Y
@@ -650,25 +650,29 @@ def _primal_loo_statistics(
             base = w_rows / total if fit_intercept else 0.0
         P = Zc @ solver.U  # shape: (rows, k)
         P2 = P * P
-        sums, squares = [], []
+        sums, squares, cross = [], [], []
         for alpha in alphas:
             inverse = 1.0 / (lam + alpha)
             leverage = base + P2 @ inverse
             keep = xp.where(1.0 - leverage > 1e-12, 1.0 - leverage, 1e-12)
             residual = (Y - P @ (inverse[:, None] * q)) / keep[:, None]
-            per_row = xp.sum(residual * residual, axis=1)
+            per_row = xp.sum(residual * residual, axis=1)  # w_i |r_i|²
             sums.append(xp.sum(per_row))
             squares.append(xp.sum(per_row * per_row))
-        return xp.stack(sums), xp.stack(squares)
+            cross.append(sums[-1] if w_rows is None else xp.sum(w_rows * per_row))
+        rows = float(Z_rows.shape[0])
+        w2 = xp.sum(w_rows * w_rows) if w_rows is not None else xp.asarray(rows, dtype=Z.dtype)
+        return xp.stack(sums), xp.stack(squares), xp.stack(cross), w2
 
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
-    sums, squares = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
+    sums, squares, cross, w2 = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
     t = q.shape[1]
     means = [float(v) / (total * t) for v in sums]
-    # the rows' errors e_i = (n / Σw) w_i |r_i|² / t have mean m, second moment Σ e_i² / n
+    # The standard error of the weighted mean m = Σ w_i x_i / Σ w_i of the rows' errors
+    # x_i = |r_i|² / t: √(Σ w_i² (x_i − m)²) / Σ w_i (rows of weight 0 do not count).
     spread = [
-        math.sqrt(max(float(v) * n / (t * t * total * total) - m * m, 0.0) / n)
-        for v, m in zip(squares, means, strict=True)
+        math.sqrt(max(float(q2) / t**2 - 2 * m * float(c) / t + m * m * float(w2), 0.0)) / total
+        for q2, c, m in zip(squares, cross, means, strict=True)
     ]
     return means, spread
 
