@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
-from lrkl._backend import device_of, from_host
+from lrkl._backend import device_of, from_host, host_namespace
 from lrkl._base import LRKLClassifier
 from lrkl._executor import executor_for
 from lrkl._model_selection import check_groups
@@ -156,8 +154,9 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
             targets = targets[:, 0]
         weights = check_sample_weight(sample_weight, X, owner=self)
         if self.class_weight is not None:
-            per_class = compute_sample_weight(self.class_weight, classes[codes])
-            if not (np.all(np.isfinite(per_class)) and np.all(per_class >= 0)):
+            per_class = compute_sample_weight(self.class_weight, classes[codes])  # on the host
+            hxp = host_namespace()
+            if not bool(hxp.all(hxp.isfinite(per_class)) and hxp.all(per_class >= 0)):
                 msg = (
                     "class_weight must give every class a finite weight >= 0, received "
                     f"{self.class_weight!r}"
