@@ -131,8 +131,9 @@ class LowRankRidgeFit(OnBackend):
 
 
 class LowRankRidgeFitFloat32(LowRankRidgeFit):
-    """The same fits of float32 data. ``LowRankRidge``: Nyström's landmark block and
-    eigenpairs and ICD's pivots and residual diagonal in float64, the n-row work in float32.
+    """The same fits of float32 data. ``LowRankRidge``: Nyström's factor computed in float64
+    and rounded to float32 features, ICD's pivots and residual diagonal in float64, the solve in
+    float32.
     ``LowRankRidgeCV`` computes in float64 and keeps a float32 model (docs/backend.rst), so its
     rows measure the cost of that policy against ``LowRankRidgeFit``."""
 

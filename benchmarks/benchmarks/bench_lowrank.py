@@ -78,8 +78,9 @@ class OutOfSample(OnBackend):
 
 
 class LowRankFactorFloat32(LowRankFactor):
-    """The same factors of float32 data: Nyström computes its landmark block and eigenpairs in
-    float64 (the sensitive part), the n-row work stays float32."""
+    """The same factors of float32 data: Nyström computes its landmark block, eigenpairs and
+    the n-row kernel block times the projection in float64 and rounds the features to float32;
+    ICD its pivots and residual diagonal in float64, the rest in float32."""
 
     def setup(self, n, rank, method, backend):
         super().setup(n, rank, method, backend)

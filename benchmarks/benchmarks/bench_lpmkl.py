@@ -88,8 +88,8 @@ class Fit(OnBackend):
 
 
 class FitFloat32(Fit):
-    """The same fit of float32 data: the Nyström landmark blocks and eigenpairs in float64, the
-    kernels' distances in float32 on centred rows, the GFB iterations in float32."""
+    """The same fit of float32 data: the Nyström factors computed in float64 and rounded to
+    float32 features, the GFB iterations in float32."""
 
     def setup(self, n, backend):
         super().setup(n, backend)

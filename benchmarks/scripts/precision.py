@@ -2,15 +2,17 @@
 for every public estimator at its defaults: the measured side of the precision policy
 (docs/backend.rst, "Precision policy").
 
-Data drawn as the property tests draw them (``tests/test_properties.py``): 30–60 training and 15
-test rows, 2–4 normal features, ``y = sin x₀ + x₁ + 0.1·noise`` (classifiers: ``y`` split at
-its median into two labels). Per draw and dtype ``t``, ``X``, ``y`` and the test rows are
-rounded to ``t``; the reference is the fit on those values in float64. Reported per estimator:
-the largest and the median over the draws of the largest difference of the outputs (predictions;
-decision values for classifiers; ``F Fᵀ`` of the test rows' features for LowRankFeatures) over
-their spread in the reference, and the largest difference of the test score (R² or accuracy).
+Data drawn as the property tests draw them (``tests/test_properties.py``): 30–60 training rows
+(``--rows``; the precision test draws 30–300) and 15 test rows, 2–4 normal features,
+``y = sin x₀ + x₁ + 0.1·noise`` (classifiers: ``y`` split at its median into two labels). Per
+draw and dtype ``t``, ``X``, ``y`` and the test rows are rounded to ``t``; the reference is the
+fit on those values in float64. Reported per estimator: the largest and the median over the
+draws of the largest difference of the outputs (predictions; decision values for classifiers;
+``F Fᵀ`` of the test rows' features for LowRankFeatures) over their spread in the reference, and
+the largest difference of the test score (R² or accuracy).
 
     python benchmarks/scripts/precision.py --draws 40 --rst
+    python benchmarks/scripts/precision.py --draws 10 --rows 100 300 --rst precision_rows300
 """
 
 from __future__ import annotations
@@ -78,15 +80,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=40)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rows",
+        type=int,
+        nargs=2,
+        default=(30, 60),
+        metavar=("LOW", "HIGH"),
+        help="training rows drawn uniformly in [LOW, HIGH] (default: the property tests' 30 60)",
+    )
     _report.add_rst_argument(parser, "precision")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
+    low, high = args.rows
     draws = [
-        (int(rng.integers(2**32)), int(rng.integers(30, 61)), int(rng.integers(2, 5)))
+        (int(rng.integers(2**32)), int(rng.integers(low, high + 1)), int(rng.integers(2, 5)))
         for _ in range(args.draws)
     ]
     with _report.capture(args.rst):
-        print(f"{args.draws} draws (seed {args.seed}); output difference / spread, score diff")
+        print(
+            f"{args.draws} draws (seed {args.seed}, {low}–{high} rows); output gap / spread, score"
+        )
         print(f"{'estimator':38s} {'dtype':8s} {'worst':>9s} {'median':>9s} {'score':>9s}")
         for name, make in DEFAULTS.items():
             for dtype in (np.float32, np.float16):

@@ -62,6 +62,11 @@ COMMANDS: list[tuple[str, str, bool]] = [
     ("dask_asv", _asv("dask_asv", "bench_dask"), False),
     ("precision", f"python {SCRIPTS}/precision.py --draws 40 --rst", False),
     (
+        "precision_rows300",
+        f"python {SCRIPTS}/precision.py --draws 10 --rows 100 300 --rst precision_rows300",
+        False,
+    ),
+    (
         "precision_asv",
         _asv(
             "precision_asv",

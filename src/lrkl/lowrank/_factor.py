@@ -38,6 +38,8 @@ class LowRankFactor(NamedTuple):
         ``g(x) = L^{−1} k(S, x)``. ``None`` for Nyström.
     projection : array, shape (m, r), or None
         Nyström: ``G = K[:, S] @ projection``; new points get ``g(x) = projectionᵀ k(S, x)``.
+        In at least float64 (the widest float of the device) whatever ``G``'s dtype: ``K[:, S]``
+        and the product are computed in it, and the features rounded to ``G``'s dtype.
         ``None`` for ICD and CSI.
     residual : array, shape (n,), or None
         ``diag(K − G Gᵀ)``; its sum is the trace error of the approximation.
@@ -102,8 +104,12 @@ class LowRankFactor(NamedTuple):
         """:meth:`transform` of a validated ``X`` (in the landmarks' dtype and namespace)."""
         if self.L is not None:
             return _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
-        block = _as_dtype(self.kernel._evaluate(X, self.landmarks, xp=xp), X.dtype, xp=xp)
-        return block @ self.projection
+        # In the projection's dtype (at least float64 from a fit: lrkl.lowrank._nystrom), the
+        # features rounded to X's
+        wide = self.projection.dtype
+        X_wide, S_wide = (_as_dtype(Z, wide, xp=xp) for Z in (X, self.landmarks))
+        block = _as_dtype(self.kernel._evaluate(X_wide, S_wide, xp=xp), wide, xp=xp)
+        return _as_dtype(block @ self.projection, X.dtype, xp=xp)
 
 
 # --------------------------------------------------------------------------- validation

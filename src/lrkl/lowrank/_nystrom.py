@@ -152,13 +152,14 @@ def _nystrom(
     m = len(chosen)
     s_max = xp.max(xp.abs(s))
     _require_psd_landmarks(s, indefinite_threshold(s_max, X.dtype, xp=xp), xp=xp)
-    # C (and new rows' kernel values) carry the input dtype's rounding: directions of W below
-    # that level are noise in C, whatever W's own precision.
-    noise = m * xp.finfo(X.dtype).eps * s_max
+    # C = k(X, S) and its product with the projection are computed in `wide` too, and only the
+    # features rounded to X's dtype: the projection's large entries (W's small eigenvalues to the
+    # power −1/2) would amplify a float32 C's rounding (LowRankMKLClassifier() on float32 data
+    # was up to 1.9e-2 of its spread from the float64 fit of the same values, with this floor
+    # at float32's m·ε·s_max; 1.6e-6 so). Directions of W below `wide`'s rounding are noise.
+    noise = m * xp.finfo(wide).eps * s_max
     if rank is None:
-        # Floored there, never below scikit-learn's 1e-12: with float32 data the 1e-12 floor
-        # alone amplified C's rounding by up to 1e6 (decision values 4.8e-2 of their spread
-        # away from the float64 fit of the same values; 2e-4 with this floor).
+        # Floored there, never below scikit-learn's 1e-12.
         sklearn_floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
         floor = xp.maximum(noise, sklearn_floor)
         scale = 1.0 / xp.sqrt(xp.maximum(s, floor))
@@ -169,15 +170,16 @@ def _nystrom(
         keep = s_top > noise
         scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
         projection = U_top * scale[None, :]
-    projection = _as_dtype(projection, X.dtype, xp=xp)
 
     r = projection.shape[1]
 
     def features(rows: Array) -> tuple[Array, Array]:
         """The rows' features and ``diag(K − G Gᵀ)`` on them."""
-        G_rows = _as_dtype(kernel._evaluate(rows, S, xp=xp), X.dtype, xp=xp) @ projection
+        rows_wide = _as_dtype(rows, wide, xp=xp)
+        G_rows = _as_dtype(kernel._evaluate(rows_wide, S_wide, xp=xp), wide, xp=xp) @ projection
         diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked at the door
-        return G_rows, diagonal - sum_each_row(G_rows * G_rows, xp=xp)
+        residual = diagonal - sum_each_row(G_rows * G_rows, xp=xp)
+        return _as_dtype(G_rows, X.dtype, xp=xp), residual
 
     G, diagonal = run.map_many(features, X, ((r,), X.dtype), ((), wide))
     return LowRankFactor(
