@@ -37,6 +37,8 @@ DEFAULTS = {
     "LowRankMKLClassifier()": lambda: lrkl.LowRankMKLClassifier(random_state=0),
     "LowRankRidge()": lambda: lrkl.LowRankRidge(),
     "LowRankRidgeCV()": lambda: lrkl.LowRankRidgeCV(),
+    "LowRankRidgeClassifier()": lambda: lrkl.LowRankRidgeClassifier(),
+    "LowRankRidgeClassifierCV()": lambda: lrkl.LowRankRidgeClassifierCV(),
     "MklarenRegressor()": lambda: lrkl.MklarenRegressor(),
     "SLKLClassifier()": lambda: lrkl.SLKLClassifier(random_state=0),
     "SLKLRegressor()": lambda: lrkl.SLKLRegressor(random_state=0),
