@@ -16,9 +16,11 @@ pass once, against :func:`executor_for`'s object, and the executor runs it:
 - :meth:`~InMemory.compute`, :meth:`~InMemory.concat_columns`: values in memory, and
   features side by side.
 
-:class:`InMemory` runs a pass on arrays of any array-API library block after block
-(``block_rows`` rows each; one block of all the rows unless a solver or
-:data:`IN_MEMORY_BLOCK_ROWS` asks for fewer, so that a pass holds one block's work arrays).
+:class:`InMemory` runs a pass on arrays of any array-API library block after block, under a
+memory budget: a pass that declares the work entries it allocates per row (``row_work``) runs
+on blocks of at most :data:`IN_MEMORY_BLOCK_ENTRIES` work entries, and on one block of all the
+rows when they fit (its results are then one pass's; on several blocks they differ by rounding
+only). A pass that declares none, whose work is a few vectors per row, runs on one block.
 :class:`OnDask` runs it on a row-chunked ``dask.array`` as one Dask graph per pass, on whatever
 scheduler the user has set up (a ``dask.distributed`` cluster, threads); the small results come
 back to the process that called ``fit``, and the first pass over the chunks checks them for NaN
@@ -310,21 +312,30 @@ def in_memory(a: Array | None) -> Array | None:
     return None if is_dask_array(a) else a
 
 
-#: Rows per block of the in-memory passes; None: one block of all the rows (what every fit uses
-#: today: the results are those of one pass). The tests set it to run every algorithm on many
-#: blocks, where its results may differ from one block's by rounding only.
+#: Rows per block of every in-memory pass, whatever its work; None: the blocks follow
+#: :data:`IN_MEMORY_BLOCK_ENTRIES`. The tests set it to run every algorithm on many blocks, where
+#: its results may differ from one block's by rounding only.
 IN_MEMORY_BLOCK_ROWS: int | None = None
+
+#: The memory budget of one in-memory row block: 2**26 work entries (512 MiB in float64). A
+#: Nyström pass holds ``m + 3r`` entries a row (the kernel block against its ``m`` landmarks and
+#: the features): with 1 000 landmarks at full rank, blocks of 16 777 rows (a million rows on 60
+#: blocks). The pass's result (the ``n × r`` features) is outside the budget.
+IN_MEMORY_BLOCK_ENTRIES = 2**26
 
 
 def executor_for(
-    X: Array, /, *, xp: Any = None, block_rows: int | None = None
+    X: Array, /, *, xp: Any = None, block_rows: int | None = None, row_work: int | None = None
 ) -> InMemory | OnDask:
     """The executor of the row passes over ``X``: :class:`OnDask` for a row-chunked Dask array,
-    :class:`InMemory` (in namespace ``xp``, default X's; ``block_rows`` rows per block, default
-    :data:`IN_MEMORY_BLOCK_ROWS`) for anything else."""
+    :class:`InMemory` (in namespace ``xp``, default X's) for anything else, on blocks of
+    ``block_rows`` rows (default :data:`IN_MEMORY_BLOCK_ROWS`), else of as many rows as
+    :data:`IN_MEMORY_BLOCK_ENTRIES` holds at ``row_work`` work entries per row, else one."""
     if is_dask_array(X):
         return OnDask(X)
     rows = IN_MEMORY_BLOCK_ROWS if block_rows is None else block_rows
+    if rows is None and row_work is not None:
+        rows = max(1, IN_MEMORY_BLOCK_ENTRIES // max(1, int(row_work)))
     return InMemory(get_namespace(X) if xp is None else xp, block_rows=rows)
 
 
@@ -349,15 +360,29 @@ class InMemory:
 
     def map(self, fn: Callable[[Array], Array], X: Array, *, tail: tuple, dtype: Any) -> Array:
         """``fn(rows)`` of X's row blocks: an array of shape ``(n, *tail)`` in ``dtype``."""
-        return self._stacked([fn(X[rows, ...]) for rows in self._row_slices(X.shape[0])])
+        (out,) = self.map_many(lambda rows: (fn(rows),), X, (tail, dtype))
+        return out
 
     def map_many(
         self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
     ) -> tuple[Array, ...]:
         """:meth:`map` of a function with several results, one ``(tail, dtype)`` in
-        ``outputs`` each: one evaluation of ``fn`` per block gives them all."""
-        results = [tuple(fn(X[rows, ...])) for rows in self._row_slices(X.shape[0])]
-        return tuple(self._stacked(list(parts)) for parts in zip(*results, strict=True))
+        ``outputs`` each: one evaluation of ``fn`` per block gives them all, written into the
+        results as they come (no second copy of them)."""
+        n, xp = X.shape[0], self.xp
+        slices = self._row_slices(n)
+        if len(slices) == 1:
+            return tuple(fn(X[slices[0], ...]))
+        results = None
+        for rows in slices:
+            parts = tuple(fn(X[rows, ...]))
+            if results is None:
+                results = tuple(
+                    xp.empty((n, *p.shape[1:]), dtype=p.dtype, device=device_of(p)) for p in parts
+                )
+            for result, part in zip(results, parts, strict=True):
+                result[rows, ...] = part
+        return results
 
     def gather(
         self,

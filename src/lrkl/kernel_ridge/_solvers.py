@@ -436,7 +436,7 @@ def _primal_problem(
     digits; with one block (in memory) ``s`` is the mean itself and the sums are the centred
     statistics.
     """
-    run = executor_for(Z, xp=xp)
+    run = executor_for(Z, xp=xp, row_work=2 * Z.shape[1])  # the shifted, weighted rows
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
     shift = run.first(_means, *arrays) if fit_intercept else None
     corrected = shift is not None and run.n_blocks(Z) > 1  # one block: s is the mean itself
@@ -665,7 +665,8 @@ def _primal_loo_statistics(
         return xp.stack(sums), xp.stack(squares), xp.stack(cross), w2
 
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
-    sums, squares, cross, w2 = executor_for(Z, xp=xp).sum(squared_errors, *arrays)
+    run = executor_for(Z, xp=xp, row_work=3 * Z.shape[1] + 2 * q.shape[1])  # Zc, P, P², residuals
+    sums, squares, cross, w2 = run.sum(squared_errors, *arrays)
     t = q.shape[1]
     means = [float(v) / (total * t) for v in sums]
     # The standard error of the weighted mean m = Σ w_i x_i / Σ w_i of the rows' errors

@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace
 from lrkl._checks import check_namespace
-from lrkl._executor import in_memory
+from lrkl._executor import executor_for, in_memory
 from lrkl._linalg import solve_triangular
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
@@ -104,12 +104,26 @@ class LowRankFactor(NamedTuple):
         """:meth:`transform` of a validated ``X`` (in the landmarks' dtype and namespace)."""
         if self.L is not None:
             return _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
-        # In the projection's dtype (at least float64 from a fit: lrkl.lowrank._nystrom), the
-        # features rounded to X's
-        wide = self.projection.dtype
-        X_wide, S_wide = (_as_dtype(Z, wide, xp=xp) for Z in (X, self.landmarks))
-        block = _as_dtype(self.kernel._evaluate(X_wide, S_wide, xp=xp), wide, xp=xp)
-        return _as_dtype(block @ self.projection, X.dtype, xp=xp)
+        S_wide = _as_dtype(self.landmarks, self.projection.dtype, xp=xp)
+        m, r = self.projection.shape
+
+        def features(rows: Array) -> Array:
+            G_rows = projected_rows(self.kernel, rows, S_wide, self.projection, xp=xp)
+            return _as_dtype(G_rows, X.dtype, xp=xp)
+
+        run = executor_for(X, xp=xp, row_work=m + 2 * r)
+        return run.map(features, X, tail=(r,), dtype=X.dtype)
+
+
+def projected_rows(
+    kernel: Kernel, rows: Array, S_wide: Array, projection: Array, *, xp: ModuleType
+) -> Array:
+    """Nyström features ``k(rows, S) @ projection`` of some rows, computed in the projection's
+    dtype (at least float64 from a fit, ``S_wide`` the landmarks in it) whatever the rows': the
+    projection's large entries would amplify a float32 kernel block's rounding."""
+    wide = projection.dtype
+    block = kernel._evaluate(_as_dtype(rows, wide, xp=xp), S_wide, xp=xp)
+    return _as_dtype(block, wide, xp=xp) @ projection
 
 
 # --------------------------------------------------------------------------- validation

@@ -14,7 +14,7 @@ from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._typing import Array
 from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._cholesky import residual_dtype
-from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, projected_rows
 
 #: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem``.
 NYSTROM_EIGENVALUE_FLOOR = 1e-12
@@ -175,12 +175,12 @@ def _nystrom(
 
     def features(rows: Array) -> tuple[Array, Array]:
         """The rows' features and ``diag(K − G Gᵀ)`` on them."""
-        rows_wide = _as_dtype(rows, wide, xp=xp)
-        G_rows = _as_dtype(kernel._evaluate(rows_wide, S_wide, xp=xp), wide, xp=xp) @ projection
+        G_rows = projected_rows(kernel, rows, S_wide, projection, xp=xp)
         diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked at the door
         residual = diagonal - sum_each_row(G_rows * G_rows, xp=xp)
         return _as_dtype(G_rows, X.dtype, xp=xp), residual
 
+    run = executor_for(X, xp=xp, row_work=m + 3 * r)  # the kernel block, G in two dtypes
     G, diagonal = run.map_many(features, X, ((r,), X.dtype), ((), wide))
     return LowRankFactor(
         G=G,
