@@ -236,7 +236,8 @@ def test_icd_lowrank_ridge_on_dask_equals_numpy(client, data):
     X, y, Xd, _ = data
     Y = np.stack([y, y**2], axis=1)
     params = dict(kernels=[Gaussian(gamma=0.2), Gaussian(gamma=1.0)], rank=25, alpha=0.1)
-    ref = LowRankRidge(**params).fit(X, Y)  # the default method, ICD
+    params["method"] = "icd"
+    ref = LowRankRidge(**params).fit(X, Y)
     model = LowRankRidge(**params).fit(Xd, da.from_array(Y, chunks=(CHUNK, 2)))
     np.testing.assert_allclose(model.coef_, ref.coef_, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(model.intercept_, ref.intercept_, rtol=1e-9, atol=1e-10)
@@ -245,7 +246,7 @@ def test_icd_lowrank_ridge_on_dask_equals_numpy(client, data):
 
 def test_lowrank_ridge_cv_on_dask_equals_numpy(client, data):
     X, y, Xd, yd = data
-    params = dict(kernels=[Gaussian(gamma=0.5)], rank=30, n_alphas=8)
+    params = dict(kernels=[Gaussian(gamma=0.5)], rank=30, n_alphas=8, method="icd")
     ref = LowRankRidgeCV(**params).fit(X, y)
     model = LowRankRidgeCV(**params).fit(Xd, yd)
     # The same α of the grid; the grid itself comes from sums over chunks, equal to rounding.
@@ -429,7 +430,7 @@ def test_a_pass_that_fails_leaves_the_estimator_unfitted(client, data):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=10),
+        lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=10, method="icd"),
         lambda: LowRankRidge([Gaussian(gamma=0.5)], rank=10, method="nystrom", random_state=0),
         lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.5), random_state=0),
     ],

@@ -1110,7 +1110,7 @@ def test_precomputed_integer_matrices_fit_as_their_float_values():
     K = X @ X.T + 30 * np.eye(30, dtype=int)  # an integer PSD Gram matrix
     y = np.sin(X[:, 0]) + X[:, 1]
     rows = np.arange(30)[:, None]
-    for est in (KernelRidge(), KernelRidgeCV(), LowRankRidge(rank=10)):
+    for est in (KernelRidge(), KernelRidgeCV(), LowRankRidge(rank=10, random_state=0)):
         kernel = {"kernels": [Precomputed(matrix=K)]} if "rank" in est.get_params() else None
         params = kernel or {"kernel": Precomputed(matrix=K)}
         as_int = clone(est).set_params(**params).fit(rows, y).predict(rows)
@@ -1150,8 +1150,9 @@ def test_kernel_values_beyond_1e150_are_refused_and_below_fit_as_a_penalty():
     rows = np.arange(40)[:, None]
     with pytest.raises(ValueError, match=r"matrix must be at most 1e\+150 in absolute value"):
         LowRankMKLClassifier(kernels=[Precomputed(matrix=K * 1e300)], rank=5).fit(rows, y > 0)
-    big = LowRankRidge(kernels=[Precomputed(matrix=K * 1e149)], rank=5).fit(rows, y)
-    small = LowRankRidge(kernels=[Precomputed(matrix=K)], rank=5, alpha=1e-149).fit(rows, y)
+    big = LowRankRidge([Precomputed(matrix=K * 1e149)], rank=5, random_state=0).fit(rows, y)
+    small = LowRankRidge([Precomputed(matrix=K)], rank=5, alpha=1e-149, random_state=0)
+    small.fit(rows, y)
     np.testing.assert_allclose(big.predict(rows), small.predict(rows), atol=1e-12)
 
 
@@ -1181,7 +1182,7 @@ def test_cv_folds_and_groups_are_checked(name):
         est().fit(X, y, groups=np.arange(5))
     masks = [(np.arange(40) < 30, np.arange(40) >= 30)]  # boolean masks are row numbers too
     by_rows = [(np.arange(30), np.arange(30, 40))]
-    kw = {"random_state": 0} if name == "SLKLRegressorCV" else {}
+    kw = {"random_state": 0} if name in ("SLKLRegressorCV", "LowRankRidgeCV") else {}
     with warnings.catch_warnings():  # one fold of 30 rows: the grid's edge may be chosen
         warnings.simplefilter("ignore", UserWarning)
         by_mask = est(cv=masks, **kw).fit(X, y).predict(X)
@@ -1413,7 +1414,7 @@ def test_groups_may_be_a_pandas_series():
 
     X, y = _data()
     groups = np.repeat(np.arange(8), 5)
-    for est in (KernelRidgeCV(cv=GroupKFold(4)), LowRankRidgeCV(cv=GroupKFold(4))):
+    for est in (KernelRidgeCV(cv=GroupKFold(4)), LowRankRidgeCV(cv=GroupKFold(4), random_state=0)):
         as_series = clone(est).fit(X, y, groups=pd.Series(groups)).predict(X)
         np.testing.assert_array_equal(as_series, clone(est).fit(X, y, groups=groups).predict(X))
 

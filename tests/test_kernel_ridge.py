@@ -293,25 +293,31 @@ def test_cholesky_solver_refuses_an_indefinite_system_naming_alpha():
 
 
 def test_low_rank_ridge_with_a_tiny_alpha_is_the_minimum_norm_fit():
-    """alpha=1e-300 raised LinAlgError; the reference is alpha=0 (minimum-norm least squares,
-    the eigendecomposition), within 1e-8 of the spread."""
+    """alpha=1e-300 raised LinAlgError on a singular ZᵀZ (seven kernels' factors of 6 rows: 42
+    columns of rank 6, the family's earlier default); the reference is alpha=0 (minimum-norm
+    least squares, the eigendecomposition), within 1e-8 of the spread."""
     from lrkl import LowRankRidge
+    from lrkl.kernels import default_kernels
 
     X, y, T = _extreme_data()
-    expected = LowRankRidge(alpha=0.0).fit(X, y).predict(T)
-    predicted = LowRankRidge(alpha=1e-300).fit(X, y).predict(T)
+    kernels = default_kernels(X)
+    expected = LowRankRidge(kernels, method="icd", alpha=0.0).fit(X, y).predict(T)
+    predicted = LowRankRidge(kernels, method="icd", alpha=1e-300).fit(X, y).predict(T)
     np.testing.assert_allclose(predicted, expected, rtol=0, atol=1e-8 * np.ptp(expected))
 
 
 @pytest.mark.parametrize("name", ["LowRankRidge", "KernelRidge", "UniformKernelRidge"])
 def test_huge_sample_weights_fit_as_their_alpha_limit(name):
     """Weights of 1e300 with α = 1 are weights of 1 with α = 1e-300 (the same minimiser); the
-    latter is the minimum-norm limit (LowRankRidge: alpha=0)."""
+    latter is the minimum-norm limit (LowRankRidge: alpha=0) where the system is singular
+    (LowRankRidge: seven kernels' factors of 6 rows, its earlier default)."""
     import lrkl
+    from lrkl.kernels import default_kernels
 
     X, y, T = _extreme_data()
-    weighted = getattr(lrkl, name)(alpha=1.0).fit(X, y, sample_weight=np.full(6, 1e300))
-    expected = getattr(lrkl, name)(alpha=1e-300).fit(X, y).predict(T)
+    given = {"kernels": default_kernels(X), "method": "icd"} if name == "LowRankRidge" else {}
+    weighted = getattr(lrkl, name)(alpha=1.0, **given).fit(X, y, sample_weight=np.full(6, 1e300))
+    expected = getattr(lrkl, name)(alpha=1e-300, **given).fit(X, y).predict(T)
     np.testing.assert_allclose(weighted.predict(T), expected, rtol=0, atol=1e-8 * np.ptp(expected))
 
 
@@ -326,7 +332,7 @@ def test_low_rank_ridge_cv_with_a_huge_tol_keeps_one_column_per_kernel():
     assert features.rank_ == (1, 1)
     reference = LowRankFeatures(["rbf", "linear"], rank=1, tol=0.0).fit(X)
     np.testing.assert_allclose(features.transform(T), reference.transform(T), rtol=1e-12)
-    model = LowRankRidgeCV(["rbf", "linear"], tol=1e300)
+    model = LowRankRidgeCV(["rbf", "linear"], method="icd", tol=1e300)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # a choice on an end of the grid
         model.fit(X, y)
@@ -553,10 +559,11 @@ def test_ridge_classifier_cv_stratifies_its_folds_and_refuses_bad_weights(rng):
     X, y = _classes(rng, n=60, labels=("a", "b"))
     y = y.astype("<U4")
     y[:6] = "rare"  # 6 of 60: every stratified fold of 3 holds two
-    model = LowRankRidgeClassifierCV([Gaussian(gamma=0.3)], rank=10, n_alphas=4, cv=3).fit(X, y)
-    explicit = LowRankRidgeClassifierCV(
-        [Gaussian(gamma=0.3)], rank=10, n_alphas=4, cv=StratifiedKFold(3)
-    ).fit(X, y)
+    params = {"rank": 10, "n_alphas": 4, "random_state": 0}
+    model = LowRankRidgeClassifierCV([Gaussian(gamma=0.3)], cv=3, **params).fit(X, y)
+    explicit = LowRankRidgeClassifierCV([Gaussian(gamma=0.3)], cv=StratifiedKFold(3), **params).fit(
+        X, y
+    )
     assert model.mse_path_ == explicit.mse_path_
     with pytest.raises(ValueError, match="sample_weight times class_weight"):
         LowRankRidgeClassifier(class_weight={"a": 0.0, "b": 0.0, "rare": 0.0}).fit(X, y)
@@ -606,8 +613,10 @@ def test_width_search_applies_to_one_scale_kernel_only(rng):
 
     X = rng.standard_normal((60, 2))
     y = X[:, 0] + 0.1 * rng.standard_normal(60)
-    for given in ([Gaussian(gamma=0.3)], [Linear()], ["rbf", "linear"], None):
+    for given in ([Gaussian(gamma=0.3)], [Linear()], ["rbf", "linear"]):
         assert LowRankRidgeCV(given, rank=10).fit(X, y).width_search_ is None
+    default = LowRankRidgeCV(rank=10).fit(X, y)  # None: one Gaussian of the data's width
+    assert len(default.width_search_["gamma"]) == 5
     off = LowRankRidgeCV(["rbf"], rank=10, gamma_factors=None).fit(X, y)
     assert off.width_search_ is None
     assert off.kernels_[0].gamma == pytest.approx(1.0 / (2 * X.var()))
@@ -647,7 +656,9 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     T = rng.standard_normal((7, 2))
     gamma0 = 1.0 / (2 * X.var())
     monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
-    model = LowRankRidgeCV(["rbf"], rank=10, n_alphas=3, gamma_factors=(0.5, 1.0, 4.0))
+    model = LowRankRidgeCV(
+        ["rbf"], rank=10, n_alphas=3, gamma_factors=(0.5, 1.0, 4.0), random_state=0
+    )
     # γ₀ replaces 0.5γ₀ as the choice (both within 0.54 + 0.01), then 4γ₀'s 0.50 ± 0.045 puts
     # γ₀ (0.548) out of the bound and leaves 0.5γ₀, dropped, as the width nearest γ₀ within it
     errors.update({0.5: (0.54, 0.01), 1.0: (0.548, 0.01), 4.0: (0.50, 0.045)})
@@ -655,7 +666,9 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     assert calls == [0.5, 1.0, 4.0, 0.5]
     assert model.kernels_[0].gamma == pytest.approx(0.5 * gamma0)
     monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", original)
-    alone = LowRankRidgeCV([Gaussian(gamma=0.5 * gamma0)], rank=10, n_alphas=3).fit(X, y)
+    alone = LowRankRidgeCV([Gaussian(gamma=0.5 * gamma0)], rank=10, n_alphas=3, random_state=0).fit(
+        X, y
+    )
     np.testing.assert_allclose(model.predict(T), alone.predict(T), rtol=1e-12, atol=1e-12)
     monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
     calls.clear()
@@ -718,3 +731,63 @@ def test_class_weights_and_width_factors_are_checked_by_name(rng):
         LowRankRidgeCV([Gaussian(gamma=1.0)], rank=5, gamma_factors=(-1.0,)).fit(X, X[:, 1])
     one = LowRankRidgeCV(["rbf"], rank=5, gamma_factors=(2.0,)).fit(X, X[:, 1])
     assert one.width_search_["gamma"] == (pytest.approx(2.0 / (2 * X.var())),)
+
+
+# --------------------------------------------------------------------------- the family's defaults
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")
+def test_low_rank_ridge_defaults_are_one_gaussian_on_nystrom_centres(rng):
+    """kernels=None: one Gaussian of the data's width; method: Nyström on uniform landmarks;
+    rank=None: min(n, 1000) centres. With n ≤ 1000 every row is a centre, so the default
+    LowRankRidge is exact kernel ridge regression with an unpenalised intercept (the Nyström
+    features of all rows span K): compared with lrkl's KernelRidge on the same kernel."""
+    from lrkl import LowRankRidge, LowRankRidgeClassifierCV, LowRankRidgeCV
+
+    X = rng.standard_normal((80, 3))
+    y = np.sin(X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(80)
+    T = rng.standard_normal((9, 3))
+    model = LowRankRidge(alpha=0.3).fit(X, y)
+    assert model.rank_ == (80,)
+    assert model.factors_[0].method == "nystrom"
+    (kernel,) = model.kernels_
+    assert isinstance(kernel, Gaussian)
+    assert kernel.gamma == pytest.approx(1.0 / (3 * X.var()))
+    exact = KernelRidge(Gaussian(gamma=kernel.gamma), alpha=0.3).fit(X, y)
+    np.testing.assert_allclose(model.predict(T), exact.predict(T), rtol=1e-6, atol=1e-8)
+    search = LowRankRidgeCV().fit(X, y)
+    assert search.width_search_ is not None and search.rank_ == (80,)
+    labels = np.where(y > 0, "pos", "neg")
+    assert LowRankRidgeClassifierCV().fit(X, labels).width_search_ is not None
+
+
+def test_low_rank_ridge_memory_budget_cuts_the_default_rank_and_refuses_a_given_one(
+    monkeypatch, rng
+):
+    """memory_budget bounds the n × sum(rank) features (float64 here, two widths during the
+    search): the default min(n, 1000) is cut to what fits; a given rank beyond it is a
+    MemoryError before any kernel value is computed; None is half of the device's memory."""
+    from lrkl import LowRankRidge, LowRankRidgeCV
+    from lrkl.kernel_ridge import _budget
+
+    X = rng.standard_normal((50, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(50)
+    assert LowRankRidge(memory_budget=50 * 8 * 20).fit(X, y).rank_ == (20,)
+    search = LowRankRidgeCV(memory_budget=50 * 8 * 20, n_alphas=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice on an end of the grid
+        assert search.fit(X, y).rank_ == (10,)  # two widths' features at once
+    evaluated = []
+    monkeypatch.setattr(Gaussian, "_evaluate", lambda *a, **k: evaluated.append(1))
+    with pytest.raises(
+        MemoryError, match=r"50 rows × 40 values of 8 bytes\), beyond memory_budget=8000"
+    ):
+        LowRankRidge(rank=40, memory_budget=8000).fit(X, y)
+    with pytest.raises(MemoryError, match=r"50 rows × 1 values .*two widths.*gamma_factors=None"):
+        LowRankRidgeCV(memory_budget=100).fit(X, y)
+    assert evaluated == []
+    monkeypatch.undo()
+    monkeypatch.setattr(_budget, "device_memory", lambda X: 2 * 50 * 8 * 30)
+    assert LowRankRidge().fit(X, y).rank_ == (30,)  # half of the device: 30 columns
+    with pytest.raises(ValueError, match="memory_budget"):
+        LowRankRidge(memory_budget=0).fit(X, y)

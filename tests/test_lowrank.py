@@ -386,7 +386,7 @@ def test_lowrank_ridge_is_ridge_on_the_stacked_factors(backend, data, method, al
 def test_lowrank_ridge_factors_are_the_lowrank_functions(backend, data):
     X, _, y = data
     Xb, yb = backend.asarray(X), backend.asarray(y)
-    icd = LowRankRidge(TWO_KERNELS, rank=5).fit(Xb, yb)
+    icd = LowRankRidge(TWO_KERNELS, rank=5, method="icd").fit(Xb, yb)
     assert [f.pivots for f in icd.factors_] == [lowrank.icd(k, Xb, 5).pivots for k in TWO_KERNELS]
     csi = LowRankRidge(TWO_KERNELS, rank=5, method="csi", lookahead=3).fit(Xb, yb)
     assert [f.pivots for f in csi.factors_] == [
@@ -400,8 +400,9 @@ def test_lowrank_ridge_factors_are_the_lowrank_functions(backend, data):
 def test_lowrank_ridge_multi_output(backend, data):
     X, _, y = data
     Y = np.column_stack([y, y**2])
-    model = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1).fit(backend.asarray(X), backend.asarray(Y))
-    single = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1).fit(
+    model = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1, random_state=0)
+    model.fit(backend.asarray(X), backend.asarray(Y))
+    single = LowRankRidge(TWO_KERNELS, rank=4, alpha=0.1, random_state=0).fit(
         backend.asarray(X), backend.asarray(y)
     )
     pred = to_numpy(model.predict(backend.asarray(X)))
@@ -478,7 +479,7 @@ def test_low_rank_ridge_cv_loo_matches_refits_without_each_row(
     n = len(y)
     w = np.random.default_rng(7).uniform(0.2, 2.0, size=n) if weighted else None
     model = LowRankRidgeCV(
-        TWO_KERNELS, rank=6, alphas=[0.01, 0.3, 3.0], fit_intercept=fit_intercept
+        TWO_KERNELS, rank=6, alphas=[0.01, 0.3, 3.0], fit_intercept=fit_intercept, random_state=0
     )
     model.fit(
         backend.asarray(X),
@@ -497,20 +498,24 @@ def test_low_rank_ridge_cv_loo_matches_refits_without_each_row(
         np.testing.assert_allclose(loo, expected, rtol=1e-8)
     best = int(np.argmin([e[0] for e in model.mse_path_]))
     assert model.alpha_ == model.alphas_[best]
-    refit = LowRankRidge(TWO_KERNELS, rank=6, alpha=model.alpha_, fit_intercept=fit_intercept)
+    refit = LowRankRidge(
+        TWO_KERNELS, rank=6, alpha=model.alpha_, fit_intercept=fit_intercept, random_state=0
+    )
     refit.fit(X, y, sample_weight=w)
     np.testing.assert_allclose(to_numpy(model.coef_), refit.coef_, atol=1e-10)
 
 
 def test_low_rank_ridge_cv_folds_and_default_grid(data):
     X, _, y = data
-    model = LowRankRidgeCV(TWO_KERNELS, rank=6, n_alphas=5, cv=KFold(3)).fit(X, y)
+    model = LowRankRidgeCV(TWO_KERNELS, rank=6, n_alphas=5, cv=KFold(3), random_state=0)
+    model.fit(X, y)
     Z = model.features(X)
     top = np.linalg.eigvalsh((Z - Z.mean(axis=0)).T @ (Z - Z.mean(axis=0)))[-1]
     np.testing.assert_allclose(model.alphas_, top * np.logspace(0, -8, 5), rtol=1e-8)
     for alpha, per_fold in zip(model.alphas_, model.mse_path_, strict=True):
         for (train, test), error in zip(KFold(3).split(X), per_fold, strict=True):
-            fold = LowRankRidge(TWO_KERNELS, rank=6, alpha=alpha).fit(X[train], y[train])
+            fold = LowRankRidge(TWO_KERNELS, rank=6, alpha=alpha, random_state=0)
+            fold.fit(X[train], y[train])
             np.testing.assert_allclose(error, np.mean((fold.predict(X[test]) - y[test]) ** 2))
 
 

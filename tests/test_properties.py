@@ -78,17 +78,19 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     "KernelRidgeCV-cg": lambda: KernelRidgeCV(method="cg", max_iter=8),
     "KernelRidgeSubset": lambda: KernelRidgeSubset(n_columns=15, random_state=0),
     "UniformRankOneRidge": lambda: UniformRankOneRidge(n_columns=15, random_state=0),
-    "LowRankRidge-icd": lambda: LowRankRidge(_kernels(), rank=5),
+    "LowRankRidge-icd": lambda: LowRankRidge(_kernels(), rank=5, method="icd"),
     "LowRankRidge-csi": lambda: LowRankRidge(_kernels(), rank=5, method="csi", lookahead=2),
     "LowRankRidge-nystrom": lambda: LowRankRidge(
         _kernels(), rank=5, method="nystrom", random_state=0
     ),
-    "LowRankRidgeCV": lambda: LowRankRidgeCV(_kernels(), rank=5, n_alphas=5),
-    "LowRankRidgeClassifier": lambda: LowRankRidgeClassifier(_kernels(), rank=5),
+    "LowRankRidgeCV": lambda: LowRankRidgeCV(_kernels(), rank=5, method="icd", n_alphas=5),
+    "LowRankRidgeClassifier": lambda: LowRankRidgeClassifier(_kernels(), rank=5, method="icd"),
     "LowRankRidgeClassifier-nystrom": lambda: LowRankRidgeClassifier(
         _kernels(), rank=5, method="nystrom", class_weight="balanced", random_state=0
     ),
-    "LowRankRidgeClassifierCV": lambda: LowRankRidgeClassifierCV(_kernels(), rank=5, n_alphas=5),
+    "LowRankRidgeClassifierCV": lambda: LowRankRidgeClassifierCV(
+        _kernels(), rank=5, method="icd", n_alphas=5
+    ),
     "LowRankFeatures-icd": lambda: LowRankFeatures(_kernels(), rank=5),
     "LowRankFeatures-nystrom": lambda: LowRankFeatures(
         _kernels(), rank=5, method="nystrom", n_landmarks=10, random_state=0
@@ -116,10 +118,10 @@ DEFAULTS: dict[str, Callable[[], BaseEstimator]] = {
     "KernelRidgeSubset-defaults": lambda: KernelRidgeSubset(random_state=0),
     "LowRankFeatures-defaults": lambda: LowRankFeatures(),
     "LowRankMKLClassifier-defaults": lambda: LowRankMKLClassifier(random_state=0),
-    "LowRankRidge-defaults": lambda: LowRankRidge(),
-    "LowRankRidgeCV-defaults": lambda: LowRankRidgeCV(),
-    "LowRankRidgeClassifier-defaults": lambda: LowRankRidgeClassifier(),
-    "LowRankRidgeClassifierCV-defaults": lambda: LowRankRidgeClassifierCV(),
+    "LowRankRidge-defaults": lambda: LowRankRidge(random_state=0),
+    "LowRankRidgeCV-defaults": lambda: LowRankRidgeCV(random_state=0),
+    "LowRankRidgeClassifier-defaults": lambda: LowRankRidgeClassifier(random_state=0),
+    "LowRankRidgeClassifierCV-defaults": lambda: LowRankRidgeClassifierCV(random_state=0),
     "MklarenRegressor-defaults": lambda: MklarenRegressor(),
     "SLKLClassifier-defaults": lambda: SLKLClassifier(random_state=0),
     "SLKLRegressor-defaults": lambda: SLKLRegressor(random_state=0),

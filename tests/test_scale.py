@@ -48,12 +48,12 @@ ESTIMATORS = {
     "KernelRidgeCV-kfold": lambda: KernelRidgeCV(cv=3),
     "KernelRidgeCV-tikhonov": lambda: KernelRidgeCV(method="tikhonov"),
     "KernelRidgeCV-cg": lambda: KernelRidgeCV(method="cg", max_iter=8),
-    "LowRankRidge": lambda: LowRankRidge(rank=10, alpha=0.1),
+    "LowRankRidge": lambda: LowRankRidge(rank=10, method="icd", alpha=0.1),
     "LowRankRidge-nystrom": lambda: LowRankRidge(
         rank=10, method="nystrom", alpha=0.1, random_state=0
     ),
     "LowRankRidge-csi": lambda: LowRankRidge(["rbf"], rank=8, method="csi", alpha=0.1),
-    "LowRankRidgeCV": lambda: LowRankRidgeCV(["rbf"], rank=15),
+    "LowRankRidgeCV": lambda: LowRankRidgeCV(["rbf"], rank=15, random_state=0),
     "UniformKernelRidge": lambda: UniformKernelRidge(["rbf", "linear"], alpha=0.1),
     "AlignmentKernelRidge-align": lambda: AlignmentKernelRidge(["rbf", "linear"], "align"),
     "AlignmentKernelRidge-alignf": lambda: AlignmentKernelRidge(["rbf", "linear"], "alignf"),

@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 import lrkl
 from lrkl.datasets import load_abalone, load_boston
 from lrkl.datasets._home import data_file
+from lrkl.kernels import default_kernels
 
 #: The regression sets (data-home folder, file); the classification panel binarises them.
 REGRESSION_SETS = {
@@ -148,19 +149,45 @@ def peers(task: str, d: int) -> dict[str, tuple[Callable[[], BaseEstimator], int
     }
 
 
+class FormerDefault(BaseEstimator):
+    """``estimator`` (a LowRankRidge-family class) as its defaults were before issue 35: seven
+    Gaussian widths ``γ₀·2⁻³ … γ₀·2³`` around the training rows' ``γ₀`` (resolved in ``fit``,
+    as the former ``kernels=None`` was), ICD of rank ``min(n, 100)`` each, no width search."""
+
+    def __init__(self, estimator: type = lrkl.LowRankRidgeCV) -> None:
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        kernels = default_kernels(X)
+        self.model_ = self.estimator(kernels, 100, "icd", gamma_factors=None).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.model_.predict(X)
+
+    def score(self, X, y):
+        return self.model_.score(X, y)
+
+
+class FormerDefaultClassifier(ClassifierMixin, FormerDefault):
+    """:class:`FormerDefault` of ``LowRankRidgeClassifierCV``."""
+
+    def __init__(self, estimator: type = lrkl.LowRankRidgeClassifierCV) -> None:
+        self.estimator = estimator
+
+
 #: lrkl's candidates per task (``--models`` picks among them and the peers).
 LRKL = {
     "regression": {
         "LowRankRidgeCV()": lrkl.LowRankRidgeCV,
-        "LowRankRidgeCV(7 widths, icd 100)": lambda: lrkl.LowRankRidgeCV(
-            method="icd", rank=100, gamma_factors=None
-        ),
+        "LowRankRidgeCV(7 widths, icd 100)": FormerDefault,
         "LowRankRidgeCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),
     },
     "classification": {
         "LowRankRidgeClassifierCV()": lrkl.LowRankRidgeClassifierCV,
+        "LowRankRidgeClassifierCV(7 widths, icd 100)": FormerDefaultClassifier,
         "LowRankRidgeClassifierCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeClassifierCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),

@@ -40,6 +40,7 @@ from lrkl._validation import (
     check_sample_weight,
     check_X_y,
 )
+from lrkl.kernel_ridge._budget import rank_within_budget
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
@@ -48,7 +49,7 @@ from lrkl.kernel_ridge._solvers import (
     _primal_problem,
     _solve_primal,
 )
-from lrkl.kernels import KERNEL_NAMES, SCALE, Kernel, check_kernel, kernel_from_name
+from lrkl.kernels import KERNEL_NAMES, SCALE, Gaussian, Kernel, check_kernel, kernel_from_name
 from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
@@ -84,7 +85,7 @@ class _LowRankRidgeModel:
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        features = self._feature_map()
+        features = self._feature_map(X)
         problem = _primal_problem(
             features._build(X, y, xp=xp, owner=type(self).__name__),
             y,
@@ -124,13 +125,14 @@ class _LowRankRidgeModel:
                 self.cv, X, y if labels is None else labels, groups, classifier=labels is not None
             )
         widths = self._widths(X)
+        maps_held = 1 if len(widths) == 1 else 2  # the best width's features and the current's
         random_state = self.random_state  # one draw of the landmarks for every width
         if not isinstance(random_state, numbers.Integral):
             random_state = int(check_random_state(random_state).randint(2**31 - 1))
 
         def path(i: int) -> _Path:
             return self._path(
-                widths[i], X, y, sample_weight, w_scale, split_on, random_state, xp=xp
+                widths[i], X, y, sample_weight, w_scale, split_on, random_state, maps_held, xp=xp
             )
 
         # Every width's errors, but the features and factors of one width only (the choice so
@@ -196,9 +198,9 @@ class _LowRankRidgeModel:
         """The kernel lists the path is searched over: one per factor of ``gamma_factors``
         times the resolved ``"scale"`` width of the one kernel given (from all the rows ``fit``
         got: with ``cv``, every fold searches the same widths), or ``[None]`` (the estimator's
-        own kernels) when the search does not apply: ``gamma_factors=None``, several kernels
-        (or the default list), a kernel without a ``"scale"`` gamma."""
-        kernels = self.kernels
+        own kernels) when the search does not apply: ``gamma_factors=None``, several kernels,
+        a kernel without a ``"scale"`` gamma."""
+        kernels = self._kernels()
         if self.gamma_factors is None:
             return [None]
         factors = check_grid(self.gamma_factors, name="gamma_factors")  # given: always valid
@@ -222,13 +224,14 @@ class _LowRankRidgeModel:
         w_scale: float,
         folds: list[tuple[Any, Any]] | None,
         random_state: int,
+        held: int,
         *,
         xp: Any,
     ) -> _Path:
         """The features of ``kernels`` (None: the estimator's), their ridge problem and its
         eigendecomposition, the α grid (as given and internal) and its validation errors: exact
-        leave-one-out, or on ``folds``."""
-        features = self._feature_map(kernels, random_state)
+        leave-one-out, or on ``folds``; ``held`` widths' features are in memory at once."""
+        features = self._feature_map(X, kernels, random_state, held=held)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
             Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
@@ -257,7 +260,7 @@ class _LowRankRidgeModel:
         else:
             per_fold = [
                 self._fold_errors(
-                    kernels, random_state, X, y, sample_weight, train, test, internal, xp=xp
+                    kernels, random_state, held, X, y, sample_weight, train, test, internal, xp=xp
                 )
                 for train, test in folds
             ]
@@ -272,6 +275,7 @@ class _LowRankRidgeModel:
         self,
         kernels: list[Kernel] | None,
         random_state: int,
+        held: int,
         X: Array,
         y: Array,
         sample_weight: Array | None,
@@ -286,7 +290,7 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
-        features = self._feature_map(kernels, random_state)
+        features = self._feature_map(X_tr, kernels, random_state, held=held)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
         problem = _primal_problem(
@@ -302,14 +306,26 @@ class _LowRankRidgeModel:
             errors.append(float(mean))
         return errors
 
+    def _kernels(self) -> Sequence[Kernel | str]:
+        """The kernels fitted: the estimator's, or one Gaussian kernel of the data's width."""
+        return [Gaussian()] if self.kernels is None else self.kernels
+
     def _feature_map(
-        self, kernels: list[Kernel] | None = None, random_state: Any = None
+        self,
+        X: Array,
+        kernels: list[Kernel] | None = None,
+        random_state: Any = None,
+        *,
+        held: int = 1,
     ) -> LowRankFeatures:
-        """The unfitted many-kernel feature map of this estimator's parameters (of ``kernels``
-        and ``random_state`` instead of the estimator's when given)."""
+        """The unfitted feature map of this estimator's parameters for the rows ``X`` (of
+        ``kernels`` and ``random_state`` instead of the estimator's when given), whose rank fits
+        the memory budget with ``held`` such feature maps in memory at once."""
+        kernels = self._kernels() if kernels is None else kernels
+        owner, budget = type(self).__name__, self.memory_budget
         return LowRankFeatures(
-            self.kernels if kernels is None else kernels,
-            self.rank,
+            kernels,
+            rank_within_budget(self.rank, X, len(kernels), held, memory_budget=budget, owner=owner),
             self.method,
             lookahead=self.lookahead,
             kappa=self.kappa,
@@ -382,15 +398,18 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     Parameters
     ----------
     kernels : list of Kernel, default=None
-        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means seven Gaussian
-        kernels ``γ₀·2⁻³, …, γ₀·2³`` around the width ``γ₀`` of ``Gaussian(gamma="scale")``
-        (:func:`lrkl.kernels.Kernel.resolve`).
+        The kernels (Kernel objects or names such as ``"rbf"``); ``None`` means one Gaussian
+        kernel of the data's width, ``Gaussian(gamma="scale")`` (earlier versions: seven
+        Gaussians ``γ₀·2⁻³, …, γ₀·2³``, which ``lrkl.kernels.default_kernels(X)`` gives for the
+        rows ``X``). ``kernels_`` holds the fitted ones, their widths resolved.
     rank : int, list of int or None, default=None
         Rank ``r`` per kernel (one for all, or one per kernel), at most ``n_samples``; ``None``
-        means min(n_samples, 100). ICD and
-        CSI may return fewer columns when a kernel's residual runs out.
-    method : {"icd", "csi", "nystrom"}, default="icd"
-        The approximation.
+        means ``min(n_samples, 1000)``, fewer where their features would exceed
+        ``memory_budget``. ICD and CSI may return fewer columns when a kernel's residual runs
+        out.
+    method : {"nystrom", "icd", "csi"}, default="nystrom"
+        The approximation: Nyström on uniformly drawn landmarks (the centres), pivoted
+        incomplete Cholesky, or Cholesky with side information (earlier versions: ``"icd"``).
     alpha : float, default=1.0
         Ridge penalty ``α ≥ 0`` (``0``: minimum-norm least squares). An ``α`` below the
         rounding of a singular ``ZᵀZ`` (``1e-300``) gives the same minimum-norm solution: the
@@ -411,6 +430,11 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     random_state : int, RandomState or None, default=None
         Nyström: seed of the landmarks, shared by all kernels (``random_state=42`` gives the
         landmarks of the Mklaren paper's experiments).
+    memory_budget : int or None, default=None
+        Bytes the in-memory features (``n_samples × sum(rank)`` values) may take; ``None``
+        means half of the memory of X's device (the host's for NumPy arrays). A default rank is
+        cut to fit it; a given rank whose features exceed it raises a MemoryError before
+        anything is allocated. A Dask ``X``'s features are computed in passes and not held.
 
     Attributes
     ----------
@@ -434,11 +458,14 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3))
     >>> y = np.sin(X[:, 0]) + 0.5 * X[:, 1]
-    >>> model = LowRankRidge([Linear(), Gaussian(gamma=0.5)], rank=10, alpha=1e-3).fit(X, y)
-    >>> model.rank_
-    (3, 10)
+    >>> model = LowRankRidge(alpha=1e-3).fit(X, y)  # one Gaussian, min(n, 1000) centres
+    >>> model.rank_, round(model.kernels_[0].gamma, 3)  # the width of gamma="scale"
+    ((200,), 0.335)
     >>> bool(model.score(X, y) > 0.95)
     True
+    >>> icd = LowRankRidge([Linear(), Gaussian(gamma=0.5)], rank=10, method="icd").fit(X, y)
+    >>> icd.rank_  # ICD stops at the linear kernel's rank
+    (3, 10)
     """
 
     _parameter_constraints: dict = {
@@ -446,6 +473,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         "method": [StrOptions(set(METHODS))],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
+        "memory_budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
     }
     del _parameter_constraints["n_landmarks"]
 
@@ -453,7 +481,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self,
         kernels: Sequence[Kernel] | None = None,
         rank: int | Sequence[int] | None = None,
-        method: str = "icd",
+        method: str = "nystrom",
         alpha: float = 1.0,
         *,
         fit_intercept: bool = True,
@@ -462,6 +490,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         gain_tol: float = 0.0,
         tol: float = 1e-10,
         random_state: Any = None,
+        memory_budget: int | None = None,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -473,6 +502,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self.gain_tol = gain_tol
         self.tol = tol
         self.random_state = random_state
+        self.memory_budget = memory_budget
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -535,7 +565,8 @@ class LowRankRidgeCV(LowRankRidge):
     Parameters
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-        As for :class:`LowRankRidge`.
+    memory_budget
+        As for :class:`LowRankRidge`; the width search holds two widths' features at once.
     alphas : sequence of float, default=None
         Grid of ``α > 0``; ``None`` means the data-scaled grid of ``n_alphas`` and ``eps``.
     n_alphas : int, default=30
@@ -602,7 +633,7 @@ class LowRankRidgeCV(LowRankRidge):
         self,
         kernels: Sequence[Kernel] | None = None,
         rank: int | Sequence[int] | None = None,
-        method: str = "icd",
+        method: str = "nystrom",
         alphas: Sequence[float] | None = None,
         *,
         n_alphas: int = 30,
@@ -615,6 +646,7 @@ class LowRankRidgeCV(LowRankRidge):
         gain_tol: float = 0.0,
         tol: float = 1e-10,
         random_state: Any = None,
+        memory_budget: int | None = None,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -630,6 +662,7 @@ class LowRankRidgeCV(LowRankRidge):
         self.gain_tol = gain_tol
         self.tol = tol
         self.random_state = random_state
+        self.memory_budget = memory_budget
 
     def fit(
         self,

@@ -48,6 +48,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
     Parameters
     ----------
     kernels, rank, method, alpha, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
+    memory_budget
         As for :class:`LowRankRidge`.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes in the squared loss, multiplying ``sample_weight``:
@@ -85,7 +86,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self,
         kernels: Sequence[Kernel] | None = None,
         rank: int | Sequence[int] | None = None,
-        method: str = "icd",
+        method: str = "nystrom",
         alpha: float = 1.0,
         *,
         fit_intercept: bool = True,
@@ -95,6 +96,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         gain_tol: float = 0.0,
         tol: float = 1e-10,
         random_state: Any = None,
+        memory_budget: int | None = None,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -107,6 +109,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self.gain_tol = gain_tol
         self.tol = tol
         self.random_state = random_state
+        self.memory_budget = memory_budget
 
     def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
         """Approximate each kernel and fit one ridge regression per column of ±1 targets.
@@ -187,6 +190,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     Parameters
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
+    memory_budget
         As for :class:`LowRankRidge`.
     alphas, n_alphas, eps, cv, gamma_factors
         As for :class:`LowRankRidgeCV` (the width search included).
@@ -226,7 +230,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self,
         kernels: Sequence[Kernel] | None = None,
         rank: int | Sequence[int] | None = None,
-        method: str = "icd",
+        method: str = "nystrom",
         alphas: Sequence[float] | None = None,
         *,
         n_alphas: int = 30,
@@ -240,6 +244,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         gain_tol: float = 0.0,
         tol: float = 1e-10,
         random_state: Any = None,
+        memory_budget: int | None = None,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -256,6 +261,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.gain_tol = gain_tol
         self.tol = tol
         self.random_state = random_state
+        self.memory_budget = memory_budget
 
     def fit(
         self,

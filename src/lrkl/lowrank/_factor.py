@@ -69,18 +69,14 @@ class LowRankFactor(NamedTuple):
         )
 
     def _astype(self, dtype: Any, *, xp: ModuleType) -> LowRankFactor:
-        """This factor with ``G`` and the map of new points (landmarks, ``L``, projection) in
-        ``dtype``; the residual diagonal stays in its own (at least float64)."""
+        """This factor with ``G`` and the map of new points (landmarks, ``L``) in ``dtype``;
+        the residual diagonal and Nyström's projection stay in their own (at least float64:
+        the projection's large entries would amplify the rounding of a float32 kernel block)."""
 
         def cast(a: Array | None) -> Array | None:
             return None if a is None else _as_dtype(a, dtype, xp=xp)
 
-        return self._replace(
-            G=cast(self.G),
-            landmarks=cast(self.landmarks),
-            L=cast(self.L),
-            projection=cast(self.projection),
-        )
+        return self._replace(G=cast(self.G), landmarks=cast(self.landmarks), L=cast(self.L))
 
     def transform(self, X: Array, /) -> Array:
         """Features ``g(x)`` of new points (the rows of ``X``), shape ``(m, r)``;
