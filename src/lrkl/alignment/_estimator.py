@@ -15,7 +15,7 @@ from lrkl.alignment._weights import (
     _alignment_weights,
     scale_back_alignment,
 )
-from lrkl.kernel_ridge._combined import CombinedKernelRidge, KernelCentring
+from lrkl.kernel_ridge._combined import CombinedKernelRidge, KernelCentering
 from lrkl.kernel_ridge._scaling import power_of_two_scale
 from lrkl.kernels import Kernel
 
@@ -82,7 +82,7 @@ def _kernel_alignment(Ks: Sequence[Array], y: Array, /, *, xp: ModuleType) -> tu
 
     def centred(K: Array) -> Array:
         K = xp.astype(K, wide, copy=False)
-        return KernelCentring(K, xp=xp).train(K, xp=xp)
+        return KernelCentering(K, xp=xp).train(K, xp=xp)
 
     def inner(A: Array, B: Array) -> Array:  # ⟨A, B⟩_F as one BLAS dot, no n × n product
         return xp.reshape(A, (-1,)) @ xp.reshape(B, (-1,))

@@ -25,10 +25,10 @@ from lrkl.kernel_ridge._solvers import _make_solver, _solve_dual, _weigh_kernel
 from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._factor import _as_dtype
 
-__all__ = ["CombinedKernelRidge", "KernelCentring", "UniformKernelRidge"]
+__all__ = ["CombinedKernelRidge", "KernelCentering", "UniformKernelRidge"]
 
 
-class KernelCentring:
+class KernelCentering:
     """Training statistics that centre a kernel in feature space: ``P K P`` and its test rows.
 
     ``K_c(x, x_j) = k(x, x_j) − mean_l k(x, x_l) − mean_i K_ij + mean K``.
@@ -98,7 +98,7 @@ class CombinedKernelRidge(KernelExpansionRegressor):
         )
         Ks = [_as_dtype(kernel._evaluate(X, X, xp=xp), X.dtype, xp=xp) for kernel in kernels]
         weights, centred = self._weights(Ks, y, y_scale, xp=xp)
-        centring = [KernelCentring(K, xp=xp) for K in Ks] if centred else None
+        centring = [KernelCentering(K, xp=xp) for K in Ks] if centred else None
         combined = xp.zeros_like(Ks[0])
         for q, K in enumerate(Ks):
             combined = combined + weights[q] * (centring[q].train(K, xp=xp) if centred else K)
