@@ -791,3 +791,28 @@ def test_low_rank_ridge_memory_budget_cuts_the_default_rank_and_refuses_a_given_
     assert LowRankRidge().fit(X, y).rank_ == (30,)  # half of the device: 30 columns
     with pytest.raises(ValueError, match="memory_budget"):
         LowRankRidge(memory_budget=0).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")
+@pytest.mark.parametrize("cv", [None, 3])
+def test_width_search_on_many_rows_compares_the_widths_on_a_subsample(monkeypatch, rng, cv):
+    """Beyond WIDTH_SEARCH_ROWS rows the widths' errors are those of a fit on a uniform
+    subsample (the landmarks' seed), and the model is the fit at the chosen width on all the
+    rows: each against the same fits made by hand."""
+    from lrkl import LowRankRidgeCV
+    from lrkl.kernel_ridge import _low_rank
+
+    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 50)
+    X = rng.standard_normal((120, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
+    params = {"rank": 20, "n_alphas": 6, "random_state": 3, "cv": cv}
+    model = LowRankRidgeCV(["rbf"], **params).fit(X, y)
+    search = model.width_search_
+    assert search["rows"] == 50
+    rows = np.sort(np.random.RandomState(3).permutation(120)[:50])
+    for gamma, mse in zip(search["gamma"], search["mse"], strict=True):
+        alone = LowRankRidgeCV([Gaussian(gamma=gamma)], **params).fit(X[rows], y[rows])
+        np.testing.assert_allclose(mse, np.mean(alone.mse_path_, axis=1), rtol=1e-10)
+    final = LowRankRidgeCV([Gaussian(gamma=model.kernels_[0].gamma)], **params).fit(X, y)
+    assert model.alpha_ == final.alpha_
+    np.testing.assert_allclose(model.predict(X[:9]), final.predict(X[:9]), rtol=1e-10)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import widened
+from lrkl._backend import device_of, index_array, widened
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import (
@@ -49,15 +49,17 @@ from lrkl.kernel_ridge._solvers import (
     _primal_problem,
     _solve_primal,
 )
-from lrkl.kernels import KERNEL_NAMES, SCALE, Gaussian, Kernel, check_kernel, kernel_from_name
+from lrkl.kernel_ridge._width_search import (
+    GAMMA_FACTORS,
+    WIDTH_SEARCH_ROWS,
+    chosen_width,
+    search_widths,
+)
+from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import METHODS, LowRankFeatures
 
 __all__ = ["GAMMA_FACTORS", "LowRankRidge", "LowRankRidgeCV"]
-
-#: The default width grid of the CV estimators' search (``gamma_factors``): ``γ₀·2^k``,
-#: ``k = −2 … 2``, around the width ``γ₀`` of ``gamma="scale"``.
-GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 class _Path(NamedTuple):
@@ -119,37 +121,55 @@ class _LowRankRidgeModel:
         sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        split_on = None
-        if self.cv is not None:
-            split_on = cv_folds(
-                self.cv, X, y if labels is None else labels, groups, classifier=labels is not None
-            )
-        widths = self._widths(X)
+        widths = search_widths(self._kernels(), self.gamma_factors, X)
         maps_held = 1 if len(widths) == 1 else 2  # the best width's features and the current's
         random_state = self.random_state  # one draw of the landmarks for every width
         if not isinstance(random_state, numbers.Integral):
             random_state = int(check_random_state(random_state).randint(2**31 - 1))
+        rows = None  # the widths are compared on a subsample of the rows where there are many
+        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
+            draw = check_random_state(random_state).permutation(X.shape[0])
+            rows = sorted(int(i) for i in draw[:WIDTH_SEARCH_ROWS])
 
-        def path(i: int) -> _Path:
+        def on(rows: list[int] | None) -> tuple[Any, ...]:
+            """X, y, the weights and the folds of ``rows`` (None: all rows)."""
+            arrays, host = (X, y, sample_weight), (groups, labels)
+            if rows is not None:
+                index = index_array(rows, xp=xp, device=device_of(X))
+                arrays = tuple(None if a is None else xp.take(a, index, axis=0) for a in arrays)
+                host = tuple(None if a is None else a[rows] for a in host)
+            folds = None
+            if self.cv is not None:
+                target = arrays[1] if labels is None else host[1]
+                folds = cv_folds(self.cv, arrays[0], target, host[0], classifier=labels is not None)
+            return (*arrays, folds)
+
+        def path(i: int, data: tuple[Any, ...]) -> _Path:
+            X_i, y_i, w_i, folds = data
             return self._path(
-                widths[i], X, y, sample_weight, w_scale, split_on, random_state, maps_held, xp=xp
+                widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps_held, xp=xp
             )
 
         # Every width's errors, but the features and factors of one width only (the choice so
         # far), so that the search holds at most two widths' n × k features at once.
         paths: list[_Path] = []
         held = None
+        searched = on(rows)
         with warnings.catch_warnings():
             for i in range(len(widths)):
                 if i == 1:  # a clipped rank was said once, at the first width
                     warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
-                current = path(i)
+                current = path(i, searched)
                 paths.append(current._replace(features=None, problem=None, solver=None))
-                if self._chosen_width(paths) == i:
+                if chosen_width(paths, self.gamma_factors) == i:
                     held = (i, current)
                 del current
-            best = self._chosen_width(paths)
-            chosen = held[1] if held[0] == best else path(best)  # computed again: rare
+            best = chosen_width(paths, self.gamma_factors)
+            if rows is None and held[0] == best:
+                chosen = held[1]
+            else:  # a dropped width (rare), or the chosen one on all the rows
+                data, held = searched if rows is None else on(None), None
+                chosen = path(best, data)
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
@@ -167,53 +187,11 @@ class _LowRankRidgeModel:
                 "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
                 "alphas": tuple(path.alphas for path in paths),
                 "mse": scale_errors([path.mean for path in paths], y_scale),
+                "rows": X.shape[0] if rows is None else len(rows),
             }
         alpha = chosen.internal[alphas.index(self.alpha_)]
         self._store(chosen.features, X, chosen.problem, chosen.solver, alpha, y_scale, xp=xp)
         self._keep_model_in(model_dtype, xp=xp)
-
-    def _chosen_width(self, paths: list[_Path]) -> int:
-        """The width of the search: the one nearest ``γ₀`` (the factor nearest 1, then the
-        wider) among those whose best validation error is within one standard error of the best
-        of all widths and α (the one-standard-error rule of Hastie, Tibshirani & Friedman, here
-        toward the data's own scale): on small or noisy data the widths' errors differ by less
-        than their noise, and the extreme widths overfit the choice."""
-        if len(paths) == 1:
-            return 0
-
-        def error(i: int, a: int) -> float:  # a non-finite error never wins
-            value = paths[i].mean[a]
-            return value if math.isfinite(value) else math.inf
-
-        bests = [
-            min(range(len(p.mean)), key=lambda a, i=i: error(i, a)) for i, p in enumerate(paths)
-        ]
-        top = min(range(len(paths)), key=lambda i: error(i, bests[i]))
-        bound = error(top, bests[top]) + paths[top].spread[bests[top]]
-        factors = check_grid(self.gamma_factors, name="gamma_factors")
-        near = [i for i in range(len(paths)) if error(i, bests[i]) <= bound] or [top]
-        return min(near, key=lambda i: (abs(math.log(factors[i])), factors[i]))
-
-    def _widths(self, X: Array) -> list[list[Kernel] | None]:
-        """The kernel lists the path is searched over: one per factor of ``gamma_factors``
-        times the resolved ``"scale"`` width of the one kernel given (from all the rows ``fit``
-        got: with ``cv``, every fold searches the same widths), or ``[None]`` (the estimator's
-        own kernels) when the search does not apply: ``gamma_factors=None``, several kernels,
-        a kernel without a ``"scale"`` gamma."""
-        kernels = self._kernels()
-        if self.gamma_factors is None:
-            return [None]
-        factors = check_grid(self.gamma_factors, name="gamma_factors")  # given: always valid
-        if kernels is None or len(kernels) != 1:
-            return [None]
-        kernel = kernels[0]
-        if isinstance(kernel, str):
-            kernel = kernel_from_name(kernel) if kernel in KERNEL_NAMES else None
-        if kernel is None or getattr(kernel, "gamma", None) != SCALE:
-            return [None]
-        gamma = float(check_kernel(kernel, X, name="kernels[0]").gamma)  # as the features do
-        params = kernel.get_params()
-        return [[type(kernel)(**{**params, "gamma": f * gamma})] for f in factors]
 
     def _path(
         self,
@@ -585,11 +563,13 @@ class LowRankRidgeCV(LowRankRidge):
         best validation error is within one standard error of the best of all (widths whose
         errors differ by less than their noise are not told apart: on small data the extreme
         ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
-        kernel with the chosen ``γ``. It costs one fit of the features and one path per
-        factor, five times one width's fit at the default, and holds two widths' features at
-        most (a width dropped for another, then chosen after all, is computed again). Every
-        width uses the same Nyström landmarks, and ``γ₀`` comes from all the rows of ``fit``
-        (with ``cv``, each fold searches those widths).
+        kernel with the chosen ``γ``. Up to 2 000 rows it costs one fit of the features and
+        one path per factor (five times one width's fit at the default) and holds two widths'
+        features at most (a width dropped for another, then chosen after all, is computed
+        again); beyond, the widths are compared on a uniform subsample of 2 000 rows (drawn
+        with the landmarks' seed) and the path is computed once more, at the chosen width, on
+        all the rows. Every width uses the same Nyström landmarks, and ``γ₀`` comes from all
+        the rows of ``fit`` (with ``cv``, each fold searches those widths).
         ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes
@@ -603,7 +583,8 @@ class LowRankRidgeCV(LowRankRidge):
         at the chosen width.
     width_search_ : dict or None
         With a width search: ``"gamma"``, the widths searched; ``"alphas"``, each width's α
-        grid; ``"mse"``, each width's mean validation MSE per α. None without one.
+        grid; ``"mse"``, each width's mean validation MSE per α; ``"rows"``, the number of rows
+        they were compared on. None without one.
     features_, factors_, rank_, coef_, intercept_, kernels_, n_features_in_
         Of the refit on all the data with ``alpha_``, as for :class:`LowRankRidge`.
 
