@@ -144,11 +144,9 @@ class _LowRankRidgeModel:
                 folds = cv_folds(self.cv, arrays[0], target, host[0], classifier=labels is not None)
             return (*arrays, folds)
 
-        def path(i: int, data: tuple[Any, ...]) -> _Path:
+        def path(i: int, data: tuple[Any, ...], maps: int) -> _Path:
             X_i, y_i, w_i, folds = data
-            return self._path(
-                widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps_held, xp=xp
-            )
+            return self._path(widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps, xp=xp)
 
         # Every width's errors, but the features and factors of one width only (the choice so
         # far), so that the search holds at most two widths' n × k features at once.
@@ -159,7 +157,7 @@ class _LowRankRidgeModel:
             for i in range(len(widths)):
                 if i == 1:  # a clipped rank was said once, at the first width
                     warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
-                current = path(i, searched)
+                current = path(i, searched, maps_held)
                 paths.append(current._replace(features=None, problem=None, solver=None))
                 if chosen_width(paths, self.gamma_factors) == i:
                     held = (i, current)
@@ -167,9 +165,9 @@ class _LowRankRidgeModel:
             best = chosen_width(paths, self.gamma_factors)
             if rows is None and held[0] == best:
                 chosen = held[1]
-            else:  # a dropped width (rare), or the chosen one on all the rows
+            else:  # a dropped width (rare), or the chosen one on all the rows: one map held
                 data, held = searched if rows is None else on(None), None
-                chosen = path(best, data)
+                chosen = path(best, data, 1)
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
@@ -563,10 +561,10 @@ class LowRankRidgeCV(LowRankRidge):
         best validation error is within one standard error of the best of all (widths whose
         errors differ by less than their noise are not told apart: on small data the extreme
         ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
-        kernel with the chosen ``γ``. Up to 2 000 rows it costs one fit of the features and
+        kernel with the chosen ``γ``. Up to 1 000 rows it costs one fit of the features and
         one path per factor (five times one width's fit at the default) and holds two widths'
         features at most (a width dropped for another, then chosen after all, is computed
-        again); beyond, the widths are compared on a uniform subsample of 2 000 rows (drawn
+        again); beyond, the widths are compared on a uniform subsample of 1 000 rows (drawn
         with the landmarks' seed) and the path is computed once more, at the chosen width, on
         all the rows. Every width uses the same Nyström landmarks, and ``γ₀`` comes from all
         the rows of ``fit`` (with ``cv``, each fold searches those widths).
