@@ -68,7 +68,7 @@ def test_nystrom_and_its_ridge_under_a_small_budget_equal_one_block(monkeypatch)
     kernel = Gaussian(0.3)
     one = nystrom(kernel, X, 20, random_state=0)
     model = LowRankRidgeCV([kernel], method="nystrom", rank=20, random_state=0).fit(X, y)
-    expected = (one.G, one.transform(T), model.predict(T), model.alpha_)
+    expected = (one.G, one.transform(T), model.predict(T), model.alphas_.index(model.alpha_))
     monkeypatch.setattr(_executor, "IN_MEMORY_BLOCK_ENTRIES", 500)  # 6–8 rows a block
     blocks = []  # per pass over the rows, its number of blocks
     row_slices = _executor.InMemory._row_slices
@@ -85,7 +85,7 @@ def test_nystrom_and_its_ridge_under_a_small_budget_equal_one_block(monkeypatch)
     blocks.clear()
     model = LowRankRidgeCV([kernel], method="nystrom", rank=20, random_state=0).fit(X, y)
     assert sum(count > 1 for count in blocks) >= 3  # the features, statistics, LOO errors
-    got = (blocked.G, features, model.predict(T), model.alpha_)
+    got = (blocked.G, features, model.predict(T), model.alphas_.index(model.alpha_))
     for a, b in zip(got[:3], expected[:3], strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
-    assert got[3] == expected[3]
+    assert got[3] == expected[3]  # the same α of the grid (its values: sums, to rounding)
