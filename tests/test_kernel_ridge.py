@@ -794,25 +794,37 @@ def test_low_rank_ridge_memory_budget_cuts_the_default_rank_and_refuses_a_given_
 
 
 @pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")
-@pytest.mark.parametrize("cv", [None, 3])
+@pytest.mark.parametrize("cv", [None, 3, "list", "generator"])
 def test_width_search_on_many_rows_compares_the_widths_on_a_subsample(monkeypatch, rng, cv):
     """Beyond WIDTH_SEARCH_ROWS rows the widths' errors are those of a fit on a uniform
-    subsample (the landmarks' seed), and the model is the fit at the chosen width on all the
-    rows: each against the same fits made by hand."""
+    subsample (the landmarks' seed), on the folds of all the rows restricted to it, and the
+    model is the fit at the chosen width on all the rows on those folds: each against the same
+    fits made by hand. Folds given as a list or a generator name all the rows too."""
     from lrkl import LowRankRidgeCV
     from lrkl.kernel_ridge import _low_rank
 
     monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 50)
     X = rng.standard_normal((120, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
-    params = {"rank": 20, "n_alphas": 6, "random_state": 3, "cv": cv}
-    model = LowRankRidgeCV(["rbf"], **params).fit(X, y)
+    folds = None if cv is None else [(train, test) for train, test in KFold(3).split(X)]
+    given = {"list": folds, "generator": iter(folds or []), 3: 3, None: None}[cv]
+    params = {"rank": 20, "n_alphas": 6, "random_state": 3}
+    model = LowRankRidgeCV(["rbf"], cv=given, **params).fit(X, y)
     search = model.width_search_
     assert search["rows"] == 50
     rows = np.sort(np.random.RandomState(3).permutation(120)[:50])
+    position = {int(r): i for i, r in enumerate(rows)}  # the folds on the subsample, by hand
+    restricted = None
+    if folds is not None:
+        restricted = [
+            tuple(np.array([position[i] for i in part if i in position]) for part in fold)
+            for fold in folds
+        ]
     for gamma, mse in zip(search["gamma"], search["mse"], strict=True):
-        alone = LowRankRidgeCV([Gaussian(gamma=gamma)], **params).fit(X[rows], y[rows])
+        alone = LowRankRidgeCV([Gaussian(gamma=gamma)], cv=restricted, **params)
+        alone.fit(X[rows], y[rows])
         np.testing.assert_allclose(mse, np.mean(alone.mse_path_, axis=1), rtol=1e-10)
-    final = LowRankRidgeCV([Gaussian(gamma=model.kernels_[0].gamma)], **params).fit(X, y)
+    final = LowRankRidgeCV([Gaussian(gamma=model.kernels_[0].gamma)], cv=folds, **params)
+    final.fit(X, y)
     assert model.alpha_ == final.alpha_
     np.testing.assert_allclose(model.predict(X[:9]), final.predict(X[:9]), rtol=1e-10)

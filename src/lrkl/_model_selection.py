@@ -70,6 +70,24 @@ def cv_folds(
     return folds
 
 
+def restrict_folds(
+    folds: list[tuple[Any, Any]], rows: list[int], n: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``folds`` (row numbers of ``n`` rows) restricted to the sorted subsample ``rows``, as row
+    numbers of the subsample; a fold left without a training or a test row is dropped."""
+    position = np.full(n, -1)
+    position[np.asarray(rows)] = np.arange(len(rows))
+    restricted = []
+    for train, test in folds:
+        parts = [position[part][position[part] >= 0] for part in (train, test)]
+        if parts[0].size and parts[1].size:
+            restricted.append((parts[0], parts[1]))
+    if not restricted:
+        msg = f"cv leaves no fold with training and test rows among a subsample of {len(rows)}"
+        raise ValueError(msg)
+    return restricted
+
+
 def fold_rows(
     train: Any, test: Any, *arrays: Array | None, xp: ModuleType
 ) -> list[tuple[Array | None, Array | None]]:

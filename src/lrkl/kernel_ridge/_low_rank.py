@@ -31,6 +31,7 @@ from lrkl._model_selection import (
     cv_folds,
     fold_rows,
     log_grid,
+    restrict_folds,
 )
 from lrkl._typing import Array
 from lrkl._validation import (
@@ -131,18 +132,21 @@ class _LowRankRidgeModel:
             draw = check_random_state(random_state).permutation(X.shape[0])
             rows = sorted(int(i) for i in draw[:WIDTH_SEARCH_ROWS])
 
+        folds = None  # split once: a generator of folds is read once, folds name X's rows
+        if self.cv is not None:
+            target = y if labels is None else labels
+            folds = cv_folds(self.cv, X, target, groups, classifier=labels is not None)
+
         def on(rows: list[int] | None) -> tuple[Any, ...]:
-            """X, y, the weights and the folds of ``rows`` (None: all rows)."""
-            arrays, host = (X, y, sample_weight), (groups, labels)
-            if rows is not None:
-                index = index_array(rows, xp=xp, device=device_of(X))
-                arrays = tuple(None if a is None else xp.take(a, index, axis=0) for a in arrays)
-                host = tuple(None if a is None else a[rows] for a in host)
-            folds = None
-            if self.cv is not None:
-                target = arrays[1] if labels is None else host[1]
-                folds = cv_folds(self.cv, arrays[0], target, host[0], classifier=labels is not None)
-            return (*arrays, folds)
+            """X, y, the weights and the folds of ``rows`` (None: all rows; the folds restricted
+            to ``rows``)."""
+            if rows is None:
+                return X, y, sample_weight, folds
+            index = index_array(rows, xp=xp, device=device_of(X))
+            taken = [
+                None if a is None else xp.take(a, index, axis=0) for a in (X, y, sample_weight)
+            ]
+            return (*taken, None if folds is None else restrict_folds(folds, rows, X.shape[0]))
 
         def path(i: int, data: tuple[Any, ...], maps: int) -> _Path:
             X_i, y_i, w_i, folds = data
@@ -565,9 +569,10 @@ class LowRankRidgeCV(LowRankRidge):
         one path per factor (five times one width's fit at the default) and holds two widths'
         features at most (a width dropped for another, then chosen after all, is computed
         again); beyond, the widths are compared on a uniform subsample of 1 000 rows (drawn
-        with the landmarks' seed) and the path is computed once more, at the chosen width, on
-        all the rows. Every width uses the same Nyström landmarks, and ``γ₀`` comes from all
-        the rows of ``fit`` (with ``cv``, each fold searches those widths).
+        with the landmarks' seed; ``cv``'s folds restricted to it) and the path is computed
+        once more, at the chosen width, on all the rows. Every width uses the same Nyström
+        landmarks, and ``γ₀`` comes from all the rows of ``fit`` (with ``cv``, each fold
+        searches those widths).
         ``None`` (or a fixed ``gamma``, or several kernels) fits the kernels as given.
 
     Attributes
