@@ -828,3 +828,31 @@ def test_width_search_on_many_rows_compares_the_widths_on_a_subsample(monkeypatc
     final.fit(X, y)
     assert model.alpha_ == final.alpha_
     np.testing.assert_allclose(model.predict(X[:9]), final.predict(X[:9]), rtol=1e-10)
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")
+def test_width_search_subsample_respects_weights_and_folds(monkeypatch, rng):
+    """The subsample is drawn among rows of positive weight; folds that would lose their
+    training or test rows in it make the search compare the widths on every row (the model is
+    then the search on every row); a fold whose test rows all weigh 0 is refused by name."""
+    from lrkl import LowRankRidgeCV
+    from lrkl.kernel_ridge import _low_rank
+
+    X = rng.standard_normal((120, 2))
+    y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
+    params = {"rank": 20, "n_alphas": 6, "random_state": 3}
+    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 50)
+    w = np.zeros(120)
+    w[np.random.RandomState(3).permutation(120)[60:]] = 1.0  # none among the first 50 drawn
+    model = LowRankRidgeCV(["rbf"], **params).fit(X, y, sample_weight=w)
+    assert model.width_search_["rows"] == 50 and np.all(np.isfinite(model.predict(X)))
+    one_out = [(np.arange(1, 120), np.array([0])), (np.arange(119), np.array([119]))]
+    model = LowRankRidgeCV(["rbf"], cv=one_out, **params).fit(X, y)
+    assert model.width_search_["rows"] == 120
+    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 1000)
+    every = LowRankRidgeCV(["rbf"], cv=one_out, **params).fit(X, y)
+    np.testing.assert_array_equal(model.predict(X), every.predict(X))
+    w = np.ones(120)
+    w[:40] = 0.0
+    with pytest.raises(ValueError, match="sample_weight must give each cv fold's test rows"):
+        LowRankRidgeCV(["rbf"], cv=KFold(3), **params).fit(X, y, sample_weight=w)

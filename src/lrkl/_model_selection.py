@@ -72,19 +72,17 @@ def cv_folds(
 
 def restrict_folds(
     folds: list[tuple[Any, Any]], rows: list[int], n: int
-) -> list[tuple[np.ndarray, np.ndarray]]:
+) -> list[tuple[np.ndarray, np.ndarray]] | None:
     """``folds`` (row numbers of ``n`` rows) restricted to the sorted subsample ``rows``, as row
-    numbers of the subsample; a fold left without a training or a test row is dropped."""
+    numbers of the subsample; None where a fold is left without a training or a test row."""
     position = np.full(n, -1)
     position[np.asarray(rows)] = np.arange(len(rows))
     restricted = []
     for train, test in folds:
         parts = [position[part][position[part] >= 0] for part in (train, test)]
-        if parts[0].size and parts[1].size:
-            restricted.append((parts[0], parts[1]))
-    if not restricted:
-        msg = f"cv leaves no fold with training and test rows among a subsample of {len(rows)}"
-        raise ValueError(msg)
+        if not (parts[0].size and parts[1].size):
+            return None
+        restricted.append((parts[0], parts[1]))
     return restricted
 
 

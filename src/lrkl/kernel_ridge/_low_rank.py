@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, index_array, widened
+from lrkl._backend import device_of, index_array, to_numpy, widened
 from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import (
@@ -31,7 +31,6 @@ from lrkl._model_selection import (
     cv_folds,
     fold_rows,
     log_grid,
-    restrict_folds,
 )
 from lrkl._typing import Array
 from lrkl._validation import (
@@ -54,6 +53,7 @@ from lrkl.kernel_ridge._width_search import (
     GAMMA_FACTORS,
     WIDTH_SEARCH_ROWS,
     chosen_width,
+    search_rows,
     search_widths,
 )
 from lrkl.kernels import Gaussian, Kernel
@@ -127,26 +127,24 @@ class _LowRankRidgeModel:
         random_state = self.random_state  # one draw of the landmarks for every width
         if not isinstance(random_state, numbers.Integral):
             random_state = int(check_random_state(random_state).randint(2**31 - 1))
-        rows = None  # the widths are compared on a subsample of the rows where there are many
-        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
-            draw = check_random_state(random_state).permutation(X.shape[0])
-            rows = sorted(int(i) for i in draw[:WIDTH_SEARCH_ROWS])
-
         folds = None  # split once: a generator of folds is read once, folds name X's rows
         if self.cv is not None:
             target = y if labels is None else labels
             folds = cv_folds(self.cv, X, target, groups, classifier=labels is not None)
+        subsample = None  # where there are many rows, the widths are compared on a subsample
+        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
+            weights = None if sample_weight is None else to_numpy(sample_weight)
+            subsample = search_rows(X.shape[0], WIDTH_SEARCH_ROWS, random_state, weights, folds)
 
-        def on(rows: list[int] | None) -> tuple[Any, ...]:
-            """X, y, the weights and the folds of ``rows`` (None: all rows; the folds restricted
-            to ``rows``)."""
-            if rows is None:
+        def on(subsample: tuple[list[int], Any] | None) -> tuple[Any, ...]:
+            """X, y, the weights and the folds of the subsample's rows (None: all rows)."""
+            if subsample is None:
                 return X, y, sample_weight, folds
-            index = index_array(rows, xp=xp, device=device_of(X))
+            index = index_array(subsample[0], xp=xp, device=device_of(X))
             taken = [
                 None if a is None else xp.take(a, index, axis=0) for a in (X, y, sample_weight)
             ]
-            return (*taken, None if folds is None else restrict_folds(folds, rows, X.shape[0]))
+            return (*taken, subsample[1])
 
         def path(i: int, data: tuple[Any, ...], maps: int) -> _Path:
             X_i, y_i, w_i, folds = data
@@ -156,7 +154,7 @@ class _LowRankRidgeModel:
         # far), so that the search holds at most two widths' n × k features at once.
         paths: list[_Path] = []
         held = None
-        searched = on(rows)
+        searched = on(subsample)
         with warnings.catch_warnings():
             for i in range(len(widths)):
                 if i == 1:  # a clipped rank was said once, at the first width
@@ -167,11 +165,11 @@ class _LowRankRidgeModel:
                     held = (i, current)
                 del current
             best = chosen_width(paths, self.gamma_factors)
-            if rows is None and held[0] == best:
+            if subsample is None and held[0] == best:
                 chosen = held[1]
             else:  # a dropped width (rare), or the chosen one on all the rows: one map held
-                data, held = searched if rows is None else on(None), None
-                chosen = path(best, data, 1)
+                held = None
+                chosen = path(best, on(None), 1)
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
@@ -189,7 +187,7 @@ class _LowRankRidgeModel:
                 "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
                 "alphas": tuple(path.alphas for path in paths),
                 "mse": scale_errors([path.mean for path in paths], y_scale),
-                "rows": X.shape[0] if rows is None else len(rows),
+                "rows": X.shape[0] if subsample is None else len(subsample[0]),
             }
         alpha = chosen.internal[alphas.index(self.alpha_)]
         self._store(chosen.features, X, chosen.problem, chosen.solver, alpha, y_scale, xp=xp)
@@ -270,6 +268,13 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
+        if w_te is not None and not float(xp.sum(w_te)) > 0:
+            msg = (
+                "sample_weight must give each cv fold's test rows a positive total weight, "
+                f"received weights of 0 on all {w_te.shape[0]} test rows of a fold: choose "
+                "other folds (cv), or drop the rows of weight 0"
+            )
+            raise ValueError(msg)
         features = self._feature_map(X_tr, kernels, random_state, held=held)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)

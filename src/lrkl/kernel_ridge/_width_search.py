@@ -7,7 +7,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from lrkl._model_selection import check_grid
+from sklearn.utils import check_random_state
+
+from lrkl._model_selection import check_grid, restrict_folds
 from lrkl._typing import Array
 from lrkl.kernels import KERNEL_NAMES, SCALE, Kernel, check_kernel, kernel_from_name
 
@@ -66,3 +68,27 @@ def search_widths(
     gamma = float(check_kernel(kernel, X, name="kernels[0]").gamma)  # as the features do
     params = kernel.get_params()
     return [[type(kernel)(**{**params, "gamma": f * gamma})] for f in factors]
+
+
+def search_rows(
+    n: int, size: int, random_state: int, weights: Any, folds: list[tuple[Any, Any]] | None
+) -> tuple[list[int], list[tuple[Any, Any]] | None] | None:
+    """The subsample the widths are compared on, and ``folds`` restricted to it: the first
+    ``size`` (:data:`WIDTH_SEARCH_ROWS`) rows of weight > 0 (``weights`` on the host, or None) in a
+    permutation drawn with ``random_state``, sorted; None (compare on every row) where there are
+    not more rows of positive weight than that, or a fold would lose its training or test rows
+    (or all their weight)."""
+    draw = check_random_state(random_state).permutation(n)
+    eligible = draw if weights is None else draw[weights[draw] > 0]
+    if eligible.shape[0] <= size:
+        return None
+    rows = sorted(int(i) for i in eligible[:size])
+    if folds is None:
+        return rows, None
+    restricted = restrict_folds(folds, rows, n)
+    if restricted is None or (
+        weights is not None
+        and any(weights[rows][part].sum() <= 0 for fold in restricted for part in fold)
+    ):
+        return None
+    return rows, restricted
