@@ -9,6 +9,11 @@ expression searched in ``name(param, ...)``), the timing ``asv_runner``'s with a
 ``peakmem_`` and ``mem_`` benchmarks (a peak RSS shared by every combination) and benchmarks with
 a ``setup_cache``. Prints one line per combination (the median and the range of the samples) and
 writes them to ``--out`` as JSON.
+
+    python benchmarks/scripts/asv_in_process.py --table "'cupy'" "'numpy'" results.json ...
+
+prints, from such files, each combination of the first backend beside its counterpart of the
+second and their ratio (the table of the docs' "On a GPU" page).
 """
 
 from __future__ import annotations
@@ -52,12 +57,48 @@ def _measure(name, idx, attrs):
         bench.do_teardown()
 
 
+def _duration(seconds):
+    """Seconds in the unit that gives at most three digits before the point."""
+    for unit, scale in (("s", 1), ("ms", 1e3), ("µs", 1e6)):
+        if seconds * scale >= 1:
+            return f"{seconds * scale:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def table(first, second, paths):
+    """Lines of the median time of each ``first`` combination beside its ``second``
+    counterpart and their ratio (second / first), from files written by ``--out``."""
+    medians = {}
+    for path in paths:
+        for row in json.loads(pathlib.Path(path).read_text()):
+            if "samples" in row:
+                medians[row["benchmark"]] = statistics.median(row["samples"])
+    lines = []
+    for label, seconds in medians.items():
+        counterpart = medians.get(label.replace(first, second))
+        if first not in label or counterpart is None:
+            continue
+        name = label.removeprefix("bench_").replace(f", {first}", "").replace(f"({first})", "()")
+        lines.append(
+            f"{name:<76s}{_duration(seconds):>8s}  {_duration(counterpart):>8s}"
+            f"  {counterpart / seconds:9.2f}"
+        )
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("patterns", nargs="+", help="regular expressions, as asv run -b")
     parser.add_argument("--attr", "-a", action="append", default=[], help="key=value, as -a")
     parser.add_argument("--out", type=pathlib.Path, help="JSON file for the results")
+    parser.add_argument(
+        "--table", action="store_true", help="patterns are FIRST SECOND FILE...: compare them"
+    )
     args = parser.parse_args(argv)
+    if args.table:
+        first, second, *paths = args.patterns
+        print("\n".join(table(first, second, paths)))
+        return 0
     attrs = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args.attr)}
     rows = []
     # discovery first: a benchmark that imports a module lazily would change the module
