@@ -638,11 +638,11 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     width it dropped (a later width's lower error moved the one-standard-error bound), that
     width is computed again, and the model is its fit."""
     from lrkl import LowRankRidgeCV
-    from lrkl.kernel_ridge import _low_rank
+    from lrkl.kernel_ridge import _low_rank_model
 
     errors = {}
     calls = []
-    original = _low_rank._LowRankRidgeModel._path
+    original = _low_rank_model._LowRankRidgeModel._path
 
     def fake_path(self, kernels, *args, **kwargs):  # the real fit, with these widths' errors
         real = original(self, kernels, *args, **kwargs)
@@ -655,7 +655,7 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     y = X[:, 0] + 0.1 * rng.standard_normal(60)
     T = rng.standard_normal((7, 2))
     gamma0 = 1.0 / (2 * X.var())
-    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
+    monkeypatch.setattr(_low_rank_model._LowRankRidgeModel, "_path", fake_path)
     model = LowRankRidgeCV(
         ["rbf"], rank=10, n_alphas=3, gamma_factors=(0.5, 1.0, 4.0), random_state=0
     )
@@ -665,12 +665,12 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     model.fit(X, y)
     assert calls == [0.5, 1.0, 4.0, 0.5]
     assert model.kernels_[0].gamma == pytest.approx(0.5 * gamma0)
-    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", original)
+    monkeypatch.setattr(_low_rank_model._LowRankRidgeModel, "_path", original)
     alone = LowRankRidgeCV([Gaussian(gamma=0.5 * gamma0)], rank=10, n_alphas=3, random_state=0).fit(
         X, y
     )
     np.testing.assert_allclose(model.predict(T), alone.predict(T), rtol=1e-12, atol=1e-12)
-    monkeypatch.setattr(_low_rank._LowRankRidgeModel, "_path", fake_path)
+    monkeypatch.setattr(_low_rank_model._LowRankRidgeModel, "_path", fake_path)
     calls.clear()
     errors[1.0] = (0.544, 0.01)  # γ₀ stays within the bound (0.545): held, not computed again
     model.fit(X, y)
@@ -801,9 +801,9 @@ def test_width_search_on_many_rows_compares_the_widths_on_a_subsample(monkeypatc
     model is the fit at the chosen width on all the rows on those folds: each against the same
     fits made by hand. Folds given as a list or a generator name all the rows too."""
     from lrkl import LowRankRidgeCV
-    from lrkl.kernel_ridge import _low_rank
+    from lrkl.kernel_ridge import _low_rank_model
 
-    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 50)
+    monkeypatch.setattr(_low_rank_model, "WIDTH_SEARCH_ROWS", 50)
     X = rng.standard_normal((120, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
     folds = None if cv is None else [(train, test) for train, test in KFold(3).split(X)]
@@ -836,12 +836,12 @@ def test_width_search_subsample_respects_weights_and_folds(monkeypatch, rng):
     training or test rows in it make the search compare the widths on every row (the model is
     then the search on every row); a fold whose test rows all weigh 0 is refused by name."""
     from lrkl import LowRankRidgeCV
-    from lrkl.kernel_ridge import _low_rank
+    from lrkl.kernel_ridge import _low_rank_model
 
     X = rng.standard_normal((120, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.standard_normal(120)
     params = {"rank": 20, "n_alphas": 6, "random_state": 3}
-    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 50)
+    monkeypatch.setattr(_low_rank_model, "WIDTH_SEARCH_ROWS", 50)
     w = np.zeros(120)
     w[np.random.RandomState(3).permutation(120)[60:]] = 1.0  # none among the first 50 drawn
     model = LowRankRidgeCV(["rbf"], **params).fit(X, y, sample_weight=w)
@@ -849,7 +849,7 @@ def test_width_search_subsample_respects_weights_and_folds(monkeypatch, rng):
     one_out = [(np.arange(1, 120), np.array([0])), (np.arange(119), np.array([119]))]
     model = LowRankRidgeCV(["rbf"], cv=one_out, **params).fit(X, y)
     assert model.width_search_["rows"] == 120
-    monkeypatch.setattr(_low_rank, "WIDTH_SEARCH_ROWS", 1000)
+    monkeypatch.setattr(_low_rank_model, "WIDTH_SEARCH_ROWS", 1000)
     every = LowRankRidgeCV(["rbf"], cv=one_out, **params).fit(X, y)
     np.testing.assert_array_equal(model.predict(X), every.predict(X))
     w = np.ones(120)

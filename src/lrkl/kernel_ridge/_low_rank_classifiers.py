@@ -23,12 +23,8 @@ from lrkl._validation import (
     check_classification_X_y,
     check_sample_weight,
 )
-from lrkl.kernel_ridge._low_rank import (
-    GAMMA_FACTORS,
-    LowRankRidge,
-    LowRankRidgeCV,
-    _LowRankRidgeModel,
-)
+from lrkl.kernel_ridge._low_rank import GAMMA_FACTORS, LowRankRidge, LowRankRidgeCV
+from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
 from lrkl.kernels import Kernel
 
 __all__ = ["LowRankRidgeClassifier", "LowRankRidgeClassifierCV"]

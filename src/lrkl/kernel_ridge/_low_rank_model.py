@@ -1,0 +1,346 @@
+"""The fit, the α path and the scores shared by the ridge estimators on low-rank features
+(:class:`~lrkl.kernel_ridge.LowRankRidge`, :class:`~lrkl.kernel_ridge.LowRankRidgeCV` and their
+classifiers, which validate their inputs and call :class:`_LowRankRidgeModel`'s methods)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import statistics
+import warnings
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, NamedTuple
+
+from sklearn.utils import check_random_state
+
+from lrkl._backend import device_of, index_array, to_numpy, widened
+from lrkl._executor import executor_for, rowwise
+from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._typing import Array
+from lrkl._validation import check_predict_X, check_sample_weight
+from lrkl.kernel_ridge._budget import rank_within_budget
+from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
+from lrkl.kernel_ridge._solvers import (
+    PrimalProblem,
+    _make_solver,
+    _primal_loo_statistics,
+    _primal_problem,
+    _solve_primal,
+)
+from lrkl.kernel_ridge._width_search import (
+    WIDTH_SEARCH_ROWS,
+    chosen_width,
+    search_rows,
+    search_widths,
+)
+from lrkl.kernels import Gaussian, Kernel
+from lrkl.lowrank._factor import _as_dtype
+from lrkl.lowrank._features import LowRankFeatures
+
+
+class _Path(NamedTuple):
+    """One width's fit along the α grid (:meth:`_LowRankRidgeModel._path`)."""
+
+    features: LowRankFeatures
+    problem: PrimalProblem
+    solver: Any
+    alphas: tuple[float, ...]  # as given (or in the units of the weights)
+    internal: tuple[float, ...]  # on the unit-scale weights
+    per_fold: list[list[float]]  # validation MSE, one list per fold, one value per α
+    mean: tuple[float, ...]  # its mean over the folds, per α
+    spread: tuple[float, ...]  # the standard error of that mean, per α
+
+
+class _LowRankRidgeModel:
+    """The fit, the α path and the scores of ridge regression on stacked low-rank features,
+    shared by :class:`LowRankRidge`, :class:`LowRankRidgeCV` and their classifiers
+    (:mod:`lrkl.kernel_ridge._low_rank_classifiers`), which validate their inputs and call
+    these on the validated ``X``, targets ``y`` (1-D or 2-D) and weights."""
+
+    def _fit_one(self, X: Array, y: Array, sample_weight: Array | None, *, xp: Any) -> None:
+        """Fit at ``self.alpha``."""
+        # Unit-scale y and weights before anything is squared (_scaling): an exact power of 2.
+        sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
+        features = self._feature_map(X)
+        problem = _primal_problem(
+            features._build(X, y, xp=xp, owner=type(self).__name__),
+            y,
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sample_weight=sample_weight,
+        )
+        solver = _make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
+        self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
+
+    def _fit_path(
+        self,
+        X: Array,
+        y: Array,
+        sample_weight: Any,
+        groups: Any,
+        *,
+        labels: Any,
+        xp: Any,
+    ) -> None:
+        """Choose ``α`` on its path by validation MSE of ``y`` and refit with it (the
+        ``LowRankRidgeCV`` family): folds stratified by ``labels`` when given (classifiers)."""
+        # In float64, the model kept in X's dtype: at rank=None the tolerance, not the rank,
+        # ends each factor, and float32's floor n·ε·max K_ii ended it early (18 columns against
+        # 26 on 30 rows of float16 data: test R² 0.079 from the float64 fit of the same values).
+        model_dtype = X.dtype
+        X, y = widened(X, y, xp=xp)
+        sample_weight = check_sample_weight(sample_weight, X, owner=self)
+        # Unit-scale y and weights before anything is squared (_scaling): the path and its
+        # validation errors run on y / y_scale, and on w / w_scale with every α / w_scale.
+        sample_weight, _, w_scale = weight_scale(sample_weight, 1.0, xp=xp)
+        y_scale = power_of_two_scale(y, xp=xp)
+        y = y / y_scale
+        widths = search_widths(self._kernels(), self.gamma_factors, X)
+        maps_held = 1 if len(widths) == 1 else 2  # the best width's features and the current's
+        random_state = self.random_state  # one draw of the landmarks for every width
+        if not isinstance(random_state, numbers.Integral):
+            random_state = int(check_random_state(random_state).randint(2**31 - 1))
+        folds = None  # split once: a generator of folds is read once, folds name X's rows
+        if self.cv is not None:
+            target = y if labels is None else labels
+            folds = cv_folds(self.cv, X, target, groups, classifier=labels is not None)
+        subsample = None  # where there are many rows, the widths are compared on a subsample
+        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
+            weights = None if sample_weight is None else to_numpy(sample_weight)
+            subsample = search_rows(X.shape[0], WIDTH_SEARCH_ROWS, random_state, weights, folds)
+
+        def on(subsample: tuple[list[int], Any] | None) -> tuple[Any, ...]:
+            """X, y, the weights and the folds of the subsample's rows (None: all rows)."""
+            if subsample is None:
+                return X, y, sample_weight, folds
+            index = index_array(subsample[0], xp=xp, device=device_of(X))
+            taken = [
+                None if a is None else xp.take(a, index, axis=0) for a in (X, y, sample_weight)
+            ]
+            return (*taken, subsample[1])
+
+        def path(i: int, data: tuple[Any, ...], maps: int) -> _Path:
+            X_i, y_i, w_i, folds = data
+            return self._path(widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps, xp=xp)
+
+        # Every width's errors, but the features and factors of one width only (the choice so
+        # far), so that the search holds at most two widths' n × k features at once.
+        paths: list[_Path] = []
+        held = None
+        searched = on(subsample)
+        with warnings.catch_warnings():
+            for i in range(len(widths)):
+                if i == 1:  # a clipped rank was said once, at the first width
+                    warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
+                current = path(i, searched, maps_held)
+                paths.append(current._replace(features=None, problem=None, solver=None))
+                if chosen_width(paths, self.gamma_factors) == i:
+                    held = (i, current)
+                del current
+            best = chosen_width(paths, self.gamma_factors)
+            if subsample is None and held[0] == best:
+                chosen = held[1]
+            else:  # a dropped width (rare), or the chosen one on all the rows: one map held
+                held = None
+                chosen = path(best, on(None), 1)
+        alphas = chosen.alphas
+        self.alpha_, mse_path = choose_from_grid(
+            type(self).__name__,
+            "alpha",
+            alphas,
+            chosen.per_fold,
+            top="every direction of the features shrunk by at least a half",
+            advice="alphas" if self.alphas is not None else "eps or n_alphas",
+        )
+        self.mse_path_ = scale_errors(mse_path, y_scale)
+        self.alphas_ = alphas
+        self.width_search_ = None
+        if widths[0] is not None:
+            self.width_search_ = {
+                "gamma": tuple(float(kernels[0].gamma) for kernels in widths),
+                "alphas": tuple(path.alphas for path in paths),
+                "mse": scale_errors([path.mean for path in paths], y_scale),
+                "rows": X.shape[0] if subsample is None else len(subsample[0]),
+            }
+        alpha = chosen.internal[alphas.index(self.alpha_)]
+        self._store(chosen.features, X, chosen.problem, chosen.solver, alpha, y_scale, xp=xp)
+        self._keep_model_in(model_dtype, xp=xp)
+
+    def _path(
+        self,
+        kernels: list[Kernel] | None,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        w_scale: float,
+        folds: list[tuple[Any, Any]] | None,
+        random_state: int,
+        held: int,
+        *,
+        xp: Any,
+    ) -> _Path:
+        """The features of ``kernels`` (None: the estimator's), their ridge problem and its
+        eigendecomposition, the α grid (as given and internal) and its validation errors: exact
+        leave-one-out, or on ``folds``; ``held`` widths' features are in memory at once."""
+        features = self._feature_map(X, kernels, random_state, held=held)
+        Z = features._build(X, y, xp=xp, owner=type(self).__name__)
+        problem = _primal_problem(
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
+        )
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
+        if self.alphas is not None:
+            alphas = check_grid(self.alphas, name="alphas")
+            internal = tuple(a / w_scale for a in alphas)
+        else:
+            top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
+            internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
+            alphas = tuple(a * w_scale for a in internal)
+        if folds is None:
+            loo, loo_spread = _primal_loo_statistics(
+                Z,
+                y,
+                problem,
+                solver,
+                internal,
+                fit_intercept=self.fit_intercept,
+                xp=xp,
+                sample_weight=sample_weight,
+            )
+            per_fold = [loo]
+            spread = loo_spread
+        else:
+            per_fold = [
+                self._fold_errors(
+                    kernels, random_state, held, X, y, sample_weight, train, test, internal, xp=xp
+                )
+                for train, test in folds
+            ]
+            spread = [  # the standard error of the mean over the folds
+                statistics.stdev(errors) / math.sqrt(len(errors)) if len(errors) > 1 else 0.0
+                for errors in zip(*per_fold, strict=True)
+            ]
+        mean = tuple(sum(errors) / len(errors) for errors in zip(*per_fold, strict=True))
+        return _Path(features, problem, solver, alphas, internal, per_fold, mean, tuple(spread))
+
+    def _fold_errors(
+        self,
+        kernels: list[Kernel] | None,
+        random_state: int,
+        held: int,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        train: Any,
+        test: Any,
+        alphas: tuple[float, ...],
+        *,
+        xp: Any,
+    ) -> list[float]:
+        """Validation MSE (weighted when weights are given) of the features and the ridge
+        path fitted on ``train``, one value per ``α``."""
+        (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
+            train, test, X, y, sample_weight, xp=xp
+        )
+        if w_te is not None and not float(xp.sum(w_te)) > 0:
+            msg = (
+                "sample_weight must give each cv fold's test rows a positive total weight, "
+                f"received weights of 0 on all {w_te.shape[0]} test rows of a fold: choose "
+                "other folds (cv), or drop the rows of weight 0"
+            )
+            raise ValueError(msg)
+        features = self._feature_map(X_tr, kernels, random_state, held=held)
+        Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
+        Z_te = features._transform(X_te, xp=xp)
+        problem = _primal_problem(
+            Z, y_tr, fit_intercept=self.fit_intercept, xp=xp, sample_weight=w_tr
+        )
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
+        errors = []
+        for alpha in alphas:
+            coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
+            sq = (Z_te @ coef + intercept - y_te) ** 2
+            sq = sq if sq.ndim == 1 else xp.mean(sq, axis=1)
+            mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)
+            errors.append(float(mean))
+        return errors
+
+    def _kernels(self) -> Sequence[Kernel | str]:
+        """The kernels fitted: the estimator's, or one Gaussian kernel of the data's width."""
+        return [Gaussian()] if self.kernels is None else self.kernels
+
+    def _feature_map(
+        self,
+        X: Array,
+        kernels: list[Kernel] | None = None,
+        random_state: Any = None,
+        *,
+        held: int = 1,
+    ) -> LowRankFeatures:
+        """The unfitted feature map of this estimator's parameters for the rows ``X`` (of
+        ``kernels`` and ``random_state`` instead of the estimator's when given), whose rank fits
+        the memory budget with ``held`` such feature maps in memory at once."""
+        kernels = self._kernels() if kernels is None else kernels
+        owner, budget = type(self).__name__, self.memory_budget
+        return LowRankFeatures(
+            kernels,
+            rank_within_budget(self.rank, X, len(kernels), held, memory_budget=budget, owner=owner),
+            self.method,
+            lookahead=self.lookahead,
+            kappa=self.kappa,
+            gain_tol=self.gain_tol,
+            tol=self.tol,
+            random_state=self.random_state if random_state is None else random_state,
+        )
+
+    def _store(
+        self,
+        features: LowRankFeatures,
+        X: Array,
+        problem: PrimalProblem,
+        solver: Any,
+        alpha: float,
+        y_scale: float,
+        *,
+        xp: Any,
+    ) -> None:
+        coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
+        self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
+        self.features_ = features
+        self.factors_ = features.factors_
+        self.rank_ = features.rank_
+        self.kernels_ = features.kernels_
+        self.n_features_in_ = X.shape[1]
+
+    def _keep_model_in(self, dtype: Any, *, xp: ModuleType) -> None:
+        """The fitted model (features and coefficients) in ``dtype``, the input's, after a fit
+        computed in a wider one (:func:`lrkl._backend.widened`), as
+        :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
+        self.features_._keep_model_in(dtype, xp=xp)
+        self.factors_ = self.features_.factors_
+        self.coef_, self.intercept_ = (
+            _as_dtype(a, dtype, xp=xp) for a in (self.coef_, self.intercept_)
+        )
+
+    @rowwise
+    def features(self, X: Array) -> Array:
+        """The stacked low-rank features ``[g_1(x), …, g_p(x)]`` of new points.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+
+        Returns
+        -------
+        array of shape ``(n_samples, sum(rank_))``
+            On the training points, the stacked factors ``[G_1, …, G_p]``.
+        """
+        xp, X = check_predict_X(self, X, like="coef_", method="features")
+        return self.features_._transform(X, xp=xp)
+
+    def _scores(self, X: Array, method: str) -> Array:
+        """``[g_1(x), …, g_p(x)] coef_ + intercept_`` for the rows of ``X``."""
+        xp, X = check_predict_X(self, X, like="coef_", method=method)
+        return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
