@@ -55,6 +55,7 @@ ESTIMATORS = [
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="icd"),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="csi", lookahead=2),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="nystrom", random_state=0),
+    LowRankRidge(TWO_KERNELS, rank=[3, 10], random_state=0, centres="leverage"),
     LowRankRidgeCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
     LowRankRidgeClassifier(TWO_KERNELS, rank=[3, 10]),
     LowRankRidgeClassifier(
@@ -62,6 +63,7 @@ ESTIMATORS = [
     ),
     LowRankRidgeClassifierCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
     LowRankRidgeClassifierCV(TWO_KERNELS, rank=[3, 5], n_alphas=5, cv=3),
+    LowRankRidgeClassifierCV(rank=10, n_alphas=5, random_state=0, centres="leverage"),
     LowRankFeatures(TWO_KERNELS, rank=[3, 10]),
     LowRankFeatures(TWO_KERNELS, rank=3, method="nystrom", n_landmarks=8, random_state=0),
     UniformKernelRidge(TWO_KERNELS),

@@ -184,12 +184,16 @@ LRKL = {
         "LowRankRidgeCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),
+        "LowRankRidgeCV(centres='leverage')": lambda: lrkl.LowRankRidgeCV(centres="leverage"),
     },
     "classification": {
         "LowRankRidgeClassifierCV()": lrkl.LowRankRidgeClassifierCV,
         "LowRankRidgeClassifierCV(7 widths, icd 100)": FormerDefaultClassifier,
         "LowRankRidgeClassifierCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeClassifierCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
+        ),
+        "LowRankRidgeClassifierCV(centres='leverage')": lambda: lrkl.LowRankRidgeClassifierCV(
+            centres="leverage"
         ),
     },
 }

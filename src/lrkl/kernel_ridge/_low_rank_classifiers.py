@@ -44,7 +44,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
     Parameters
     ----------
     kernels, rank, method, alpha, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget
+    memory_budget, centres
         As for :class:`LowRankRidge`.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes in the squared loss, multiplying ``sample_weight``:
@@ -93,6 +93,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
+        centres: str = "uniform",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -106,6 +107,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centres = centres
 
     def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
         """Approximate each kernel and fit one ridge regression per column of ±1 targets.
@@ -188,7 +190,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
     memory_budget
         As for :class:`LowRankRidge`.
-    alphas, n_alphas, eps, cv, gamma_factors
+    alphas, n_alphas, eps, cv, gamma_factors, centres
         As for :class:`LowRankRidgeCV` (the width search included).
     class_weight
         As for :class:`LowRankRidgeClassifier`.
@@ -241,6 +243,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
+        centres: str = "uniform",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -258,6 +261,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centres = centres
 
     def fit(
         self,

@@ -20,6 +20,7 @@ from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_r
 from lrkl._typing import Array
 from lrkl._validation import check_predict_X, check_sample_weight
 from lrkl.kernel_ridge._budget import rank_within_budget
+from lrkl.kernel_ridge._leverage import draw_centres, ridge_leverage
 from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
@@ -64,14 +65,17 @@ class _LowRankRidgeModel:
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        features = self._feature_map(X)
+        leverage = self._leverage_centres()
+        features = self._feature_map(X, held=2 if leverage else 1)
+        Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
-            features._build(X, y, xp=xp, owner=type(self).__name__),
-            y,
-            fit_intercept=self.fit_intercept,
-            xp=xp,
-            sample_weight=sample_weight,
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
         )
+        if leverage:
+            problem = self._on_leverage_centres(
+                features, X, y, Z, problem, alpha, sample_weight, self.random_state, xp=xp
+            )
+        del Z
         solver = _make_solver(problem.gram, "cholesky" if alpha > 0 else "eigh", xp=xp)
         self._store(features, X, problem, solver, alpha, y_scale, xp=xp)
 
@@ -99,7 +103,9 @@ class _LowRankRidgeModel:
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         widths = search_widths(self._kernels(), self.gamma_factors, X)
-        maps_held = 1 if len(widths) == 1 else 2  # the best width's features and the current's
+        leverage = self._leverage_centres()
+        # the best width's features and the current's (or the uniform and the leverage centres')
+        maps_held = 1 if len(widths) == 1 and not leverage else 2
         random_state = self.random_state  # one draw of the landmarks for every width
         if not isinstance(random_state, numbers.Integral):
             random_state = int(check_random_state(random_state).randint(2**31 - 1))
@@ -166,7 +172,14 @@ class _LowRankRidgeModel:
                 "rows": X.shape[0] if subsample is None else len(subsample[0]),
             }
         alpha = chosen.internal[alphas.index(self.alpha_)]
-        self._store(chosen.features, X, chosen.problem, chosen.solver, alpha, y_scale, xp=xp)
+        problem, solver = chosen.problem, chosen.solver
+        if leverage:  # α and the width stay those chosen on the uniform centres
+            Z = executor_for(X, xp=xp).concat_columns([f.G for f in chosen.features.factors_])
+            problem = self._on_leverage_centres(
+                chosen.features, X, y, Z, problem, alpha, sample_weight, random_state, xp=xp
+            )
+            solver = _make_solver(problem.gram, "cholesky", xp=xp)
+        self._store(chosen.features, X, problem, solver, alpha, y_scale, xp=xp)
         self._keep_model_in(model_dtype, xp=xp)
 
     def _path(
@@ -266,6 +279,41 @@ class _LowRankRidgeModel:
             mean = xp.mean(sq) if w_te is None else xp.sum(w_te * sq) / xp.sum(w_te)
             errors.append(float(mean))
         return errors
+
+    def _leverage_centres(self) -> bool:
+        """Whether the centres are drawn by ridge leverage (``centres="leverage"``), which
+        only Nyström has."""
+        if self.centres == "leverage" and self.method != "nystrom":
+            msg = (
+                f"centres='leverage' draws Nyström centres and needs method='nystrom', "
+                f"received method={self.method!r}: use centres='uniform' (the pivots of "
+                f"{self.method!r} are chosen by the method)"
+            )
+            raise ValueError(msg)
+        return self.centres == "leverage"
+
+    def _on_leverage_centres(
+        self,
+        features: LowRankFeatures,
+        X: Array,
+        y: Array,
+        Z: Array,
+        problem: PrimalProblem,
+        alpha: float,
+        sample_weight: Array | None,
+        random_state: Any,
+        *,
+        xp: Any,
+    ) -> PrimalProblem:
+        """Refit ``features`` (fitted on uniform centres, ``Z`` and ``problem`` theirs) on as
+        many centres drawn by the rows' ridge leverage scores at ``alpha``; their problem."""
+        tau = ridge_leverage(Z, problem, alpha, xp=xp, sample_weight=sample_weight)
+        m = max(factor.landmarks.shape[0] for factor in features.factors_)  # ranks may differ
+        rows = draw_centres(tau, m, random_state)
+        Z = features._build(X, y, xp=xp, owner=type(self).__name__, landmarks=rows)
+        return _primal_problem(
+            Z, y, fit_intercept=self.fit_intercept, xp=xp, sample_weight=sample_weight
+        )
 
     def _kernels(self) -> Sequence[Kernel | str]:
         """The kernels fitted: the estimator's, or one Gaussian kernel of the data's width."""

@@ -196,18 +196,26 @@ class LowRankFeatures(LRKLTransformer):
         return self._build(X, y, xp=xp)
 
     def _build(
-        self, X: Array, y: Array | None, *, xp: ModuleType, owner: str | None = None
+        self,
+        X: Array,
+        y: Array | None,
+        *,
+        xp: ModuleType,
+        owner: str | None = None,
+        landmarks: list[int] | None = None,
     ) -> Array:
         """Fit on a validated ``X`` (and ``y`` for CSI; the caller's door checked both, and
         the parameters): the core that the estimators composing this feature map call, whose
-        name (``owner``) the warnings of a clipped rank or ``n_landmarks`` then carry.
-        Returns the stacked training factors ``[G_1, …, G_p]``."""
+        name (``owner``) the warnings of a clipped rank or ``n_landmarks`` then carry; Nyström
+        on the rows ``landmarks`` (distinct, at least ``max(rank)``) when given, instead of
+        ``random_state``'s. Returns the stacked training factors ``[G_1, …, G_p]``."""
         owner = type(self).__name__ if owner is None else owner
         kernels = check_kernels(self.kernels, X)
         n = X.shape[0]
         ranks = per_kernel_ranks(self.rank, len(kernels), n, owner=owner)
-        landmarks = None
-        if self.method == "nystrom":
+        if self.method == "nystrom" and landmarks is not None:
+            ranks = [min(r, len(landmarks)) for r in ranks]
+        elif self.method == "nystrom":
             m = max(ranks)
             if self.n_landmarks is not None:
                 m = clip_to_samples(self.n_landmarks, n, name="n_landmarks", owner=owner)
