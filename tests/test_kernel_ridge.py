@@ -648,8 +648,9 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
         real = original(self, kernels, *args, **kwargs)
         factor = round(kernels[0].gamma / gamma0, 6)
         calls.append(factor)
-        mean, spread = errors[factor]
-        return real._replace(mean=(mean,) * len(real.alphas), spread=(spread,) * len(real.alphas))
+        mean, half = errors[factor]  # two units (rows), mean ± half: paired spreads below
+        units = np.array([mean + half, mean - half])
+        return real._replace(mean=(mean,) * len(real.alphas), units=units, unit_weights=None)
 
     X = rng.standard_normal((60, 2))
     y = X[:, 0] + 0.1 * rng.standard_normal(60)
@@ -659,9 +660,11 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     model = LowRankRidgeCV(
         ["rbf"], rank=10, n_alphas=3, gamma_factors=(0.5, 1.0, 4.0), random_state=0
     )
-    # γ₀ replaces 0.5γ₀ as the choice (both within 0.54 + 0.01), then 4γ₀'s 0.50 ± 0.045 puts
-    # γ₀ (0.548) out of the bound and leaves 0.5γ₀, dropped, as the width nearest γ₀ within it
-    errors.update({0.5: (0.54, 0.01), 1.0: (0.548, 0.01), 4.0: (0.50, 0.045)})
+    # The paired standard error of two units' differences (d ± e) is e/√2, here
+    # |h_i − h_top|/√2. γ₀ replaces 0.5γ₀ as the choice (0.548 − 0.54 ≤ 0.02/√2), then 4γ₀'s
+    # 0.50 puts γ₀ out of the bound (0.048 > 0.04/√2) and leaves 0.5γ₀ (0.04 ≤ 0.06/√2),
+    # dropped, as the width nearest γ₀ within it
+    errors.update({0.5: (0.54, 0.06), 1.0: (0.548, 0.04), 4.0: (0.50, 0.0)})
     model.fit(X, y)
     assert calls == [0.5, 1.0, 4.0, 0.5]
     assert model.kernels_[0].gamma == pytest.approx(0.5 * gamma0)
@@ -672,33 +675,32 @@ def test_width_search_holds_one_width_and_computes_a_dropped_choice_again(monkey
     np.testing.assert_allclose(model.predict(T), alone.predict(T), rtol=1e-12, atol=1e-12)
     monkeypatch.setattr(_low_rank_model._LowRankRidgeModel, "_path", fake_path)
     calls.clear()
-    errors[1.0] = (0.544, 0.01)  # γ₀ stays within the bound (0.545): held, not computed again
+    errors[1.0] = (0.544, 0.07)  # γ₀ stays within the bound (0.044 ≤ 0.07/√2): held
     model.fit(X, y)
     assert calls == [0.5, 1.0, 4.0]
     assert model.kernels_[0].gamma == pytest.approx(gamma0)
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_leave_one_out_standard_errors_are_those_of_the_rows_errors(rng, weighted):
-    """The standard error behind the width rule: √(Σ w_i² (e_i − m)²) / Σ w_i over the rows'
-    squared leave-one-out errors, each from a refit without its row (scikit-learn's Ridge)."""
+def test_leave_one_out_errors_per_row_are_those_of_refits_without_the_row(rng, weighted):
+    """The rows' errors behind the width rule's paired comparison, and their weighted mean:
+    each row's squared error from a refit without it (scikit-learn's Ridge)."""
     from sklearn.linear_model import Ridge
 
-    from lrkl.kernel_ridge._solvers import (
-        _make_solver,
-        _primal_loo_statistics,
-        _primal_problem,
-    )
+    from lrkl.kernel_ridge._solvers import _make_solver, _primal_loo_errors, _primal_problem
 
     Z, y = rng.standard_normal((30, 4)), rng.standard_normal(30)
     w = rng.uniform(0.2, 3.0, 30) if weighted else None
+    if weighted:
+        w[3] = 0.0  # a row of weight 0: its error is not asked for, and counts 0 in the mean
     problem = _primal_problem(Z, y, fit_intercept=True, xp=np, sample_weight=w)
     solver = _make_solver(problem.gram, "eigh", xp=np)
-    means, spread = _primal_loo_statistics(
-        Z, y, problem, solver, [0.1, 3.0], fit_intercept=True, xp=np, sample_weight=w
-    )
+    args = (Z, y, problem, solver, [0.1, 3.0])
+    means = _primal_loo_errors(*args, fit_intercept=True, xp=np, sample_weight=w)
+    rows = _primal_loo_errors(*args, fit_intercept=True, xp=np, sample_weight=w, per_row=True)
+    assert rows.shape == (30, 2)
     W = np.ones(30) if w is None else w
-    for alpha, mean, se in zip([0.1, 3.0], means, spread, strict=True):
+    for j, (alpha, mean) in enumerate(zip([0.1, 3.0], means, strict=True)):
         e = np.array(
             [
                 (
@@ -711,9 +713,40 @@ def test_leave_one_out_standard_errors_are_those_of_the_rows_errors(rng, weighte
                 for i in range(30)
             ]
         )
-        m = np.sum(W * e) / np.sum(W)
-        np.testing.assert_allclose(mean, m, rtol=1e-10)
-        np.testing.assert_allclose(se, np.sqrt(np.sum(W**2 * (e - m) ** 2)) / np.sum(W), rtol=1e-9)
+        np.testing.assert_allclose(mean, np.sum(W * e) / np.sum(W), rtol=1e-10)
+        positive = W > 0
+        np.testing.assert_allclose(rows[positive, j], e[positive], rtol=1e-9)
+
+
+def test_width_rule_compares_the_widths_errors_row_by_row():
+    """Two widths whose errors rise and fall together over the rows: the spread of either
+    alone (the unpaired rule's yardstick) covers their difference, the rows all agree on it."""
+    from types import SimpleNamespace
+
+    from lrkl.kernel_ridge._width_search import chosen_width
+
+    noise = np.random.default_rng(0).exponential(size=200)  # heavy rows, shared by both widths
+    wide = noise  # γ₀/4: lower error on every row, by 0.05
+    scale = noise + 0.05  # γ₀
+    unpaired = noise.std() / np.sqrt(200)
+    assert unpaired > 0.05  # the unpaired rule would keep γ₀
+
+    def path(units):
+        return SimpleNamespace(mean=(float(units.mean()),), units=units, unit_weights=None)
+
+    assert chosen_width([path(wide), path(scale)], (0.25, 1.0)) == 0
+    # with errors that disagree row by row (the same means), γ₀ stays
+    shuffled = np.random.default_rng(1).permutation(noise) + 0.05
+    assert chosen_width([path(wide), path(shuffled)], (0.25, 1.0)) == 1
+    # weights: rows of weight 0 do not count; here they hold the whole difference
+    weights = np.r_[np.ones(100), np.zeros(100)]
+    both = np.r_[noise[:100], noise[100:] + 1.0]
+
+    def weighted(units):
+        mean = float(weights @ units / weights.sum())
+        return SimpleNamespace(mean=(mean,), units=units, unit_weights=weights)
+
+    assert chosen_width([weighted(noise), weighted(both)], (0.25, 1.0)) == 1
 
 
 def test_class_weights_and_width_factors_are_checked_by_name(rng):
@@ -783,7 +816,7 @@ def test_low_rank_ridge_memory_budget_cuts_the_default_rank_and_refuses_a_given_
         MemoryError, match=r"50 rows × 40 values of 8 bytes\), beyond memory_budget=8000"
     ):
         LowRankRidge(rank=40, memory_budget=8000).fit(X, y)
-    with pytest.raises(MemoryError, match=r"50 rows × 1 values .*two widths.*gamma_factors=None"):
+    with pytest.raises(MemoryError, match=r"50 rows × 1 values .*times 2 feature maps held"):
         LowRankRidgeCV(memory_budget=100).fit(X, y)
     assert evaluated == []
     monkeypatch.undo()
@@ -856,3 +889,29 @@ def test_width_search_subsample_respects_weights_and_folds(monkeypatch, rng):
     w[:40] = 0.0
     with pytest.raises(ValueError, match="sample_weight must give each cv fold's test rows"):
         LowRankRidgeCV(["rbf"], cv=KFold(3), **params).fit(X, y, sample_weight=w)
+
+
+def test_cv_refusals_name_the_argument(rng):
+    """Folds that cannot validate, and weights whose scale takes the α grid out of float64,
+    are refused by name (each was a foreign error or a silently wrong choice of α)."""
+    from sklearn.model_selection import KFold
+
+    from lrkl import LowRankRidge, LowRankRidgeClassifierCV, LowRankRidgeCV
+
+    X = rng.standard_normal((60, 2))
+    y = X[:, 0] + 0.1 * rng.standard_normal(60)
+    w = np.where(np.arange(60) < 30, 0.0, 1.0)
+    folds = [(np.arange(30), np.arange(30, 60)), (np.arange(15, 60), np.arange(45))]
+    with pytest.raises(ValueError, match="cv fold's training rows a positive total weight"):
+        LowRankRidgeCV(rank=10, cv=folds).fit(X, y, sample_weight=w)
+    for model in (LowRankRidgeCV(rank=10, cv=[]), LowRankRidgeClassifierCV(rank=10, cv=[])):
+        with pytest.raises(ValueError, match="cv must give at least one"):
+            model.fit(X, y > 0 if isinstance(model, LowRankRidgeClassifierCV) else y)
+    once = LowRankRidgeCV(rank=10, cv=KFold(3).split(X)).fit(X, y)  # a generator, read once
+    with pytest.raises(ValueError, match="cv must give at least one"):
+        once.fit(X, y)
+    for scale in (2.0**-1070, 1e308):
+        with pytest.raises(ValueError, match=r"sample_weight's scale .* out of the float64"):
+            LowRankRidgeCV(rank=10, cv=3).fit(X, y, sample_weight=np.full(60, scale))
+    with pytest.raises(TypeError, match="memory_budget must be a number of bytes"):
+        LowRankRidge(memory_budget=True).fit(X, y)

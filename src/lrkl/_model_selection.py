@@ -67,6 +67,9 @@ def cv_folds(
                 raise ValueError(msg)
             rows.append(part)
         folds.append((rows[0], rows[1]))
+    if not folds:
+        msg = f"cv must give at least one (train, test) fold, received {cv!r} that gave none"
+        raise ValueError(msg)
     return folds
 
 

@@ -26,6 +26,9 @@ MEMORY_SHARE = 0.5
 def memory_budget_of(memory_budget: int | None, X: Array) -> int | None:
     """The budget in bytes: ``memory_budget``, or :data:`MEMORY_SHARE` of the memory of X's
     device (None where that is unknown: no budget)."""
+    if isinstance(memory_budget, bool):  # an Integral to the parameter constraints
+        msg = f"memory_budget must be a number of bytes or None, received {memory_budget!r}"
+        raise TypeError(msg)
     if memory_budget is not None:
         return int(memory_budget)
     total = device_memory(X)
@@ -61,7 +64,12 @@ def rank_within_budget(
         if columns * n * itemsize * held <= budget:
             return rank
     needed = columns * n * itemsize * held
-    two = ", times two widths of the search at once (gamma_factors=None: one)" if held > 1 else ""
+    two = (
+        f", times {held} feature maps held at once (the width search's or the leverage "
+        "centres' two)"
+        if held > 1
+        else ""
+    )
     default = ", half of this device's memory" if memory_budget is None else ""
     msg = (
         f"{owner}: the features would take {needed / 2**30:.3g} GiB ({n} rows × {columns} "

@@ -242,9 +242,11 @@ class LowRankRidgeCV(LowRankRidge):
         The width search: with one kernel whose ``gamma`` is ``"scale"`` (such as
         ``kernels=["rbf"]``), its features and α path are computed at ``γ = f·γ₀`` for each
         factor ``f`` (``γ₀`` the ``"scale"`` width). The width is the one nearest ``γ₀`` whose
-        best validation error is within one standard error of the best of all (widths whose
-        errors differ by less than their noise are not told apart: on small data the extreme
-        ones overfit the choice), and its α the one of lowest error; ``kernels_`` holds the
+        best validation error exceeds the best of all by at most one standard error of that
+        difference, taken row by row for leave-one-out (fold by fold with ``cv``), since every
+        width is validated on the same rows (widths whose errors differ by less than their
+        noise are not told apart: on small data the extreme ones overfit the choice), and its
+        α the one of lowest error; ``kernels_`` holds the
         kernel with the chosen ``γ``. Up to 1 000 rows it costs one fit of the features and
         one path per factor (five times one width's fit at the default) and holds two widths'
         features at most (a width dropped for another, then chosen after all, is computed

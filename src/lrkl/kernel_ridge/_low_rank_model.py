@@ -4,14 +4,16 @@ classifiers, which validate their inputs and call :class:`_LowRankRidgeModel`'s 
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
-import statistics
+import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
+import numpy as np
 from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy, widened
@@ -25,7 +27,7 @@ from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
     _make_solver,
-    _primal_loo_statistics,
+    _primal_loo_errors,
     _primal_problem,
     _solve_primal,
 )
@@ -37,7 +39,7 @@ from lrkl.kernel_ridge._width_search import (
 )
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank._factor import _as_dtype
-from lrkl.lowrank._features import LowRankFeatures
+from lrkl.lowrank._features import LowRankFeatures, draws_by_leverage
 
 
 class _Path(NamedTuple):
@@ -50,7 +52,10 @@ class _Path(NamedTuple):
     internal: tuple[float, ...]  # on the unit-scale weights
     per_fold: list[list[float]]  # validation MSE, one list per fold, one value per α
     mean: tuple[float, ...]  # its mean over the folds, per α
-    spread: tuple[float, ...]  # the standard error of that mean, per α
+    # In a width search, the errors at this width's best α on each unit the mean averages (rows
+    # for leave-one-out, folds), which the search compares paired, and the units' weights.
+    units: Any = None
+    unit_weights: Any = None
 
 
 class _LowRankRidgeModel:
@@ -128,9 +133,12 @@ class _LowRankRidgeModel:
             ]
             return (*taken, subsample[1])
 
-        def path(i: int, data: tuple[Any, ...], maps: int) -> _Path:
+        def path(i: int, data: tuple[Any, ...], maps: int, search: bool = True) -> _Path:
             X_i, y_i, w_i, folds = data
-            return self._path(widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps, xp=xp)
+            search = search and len(widths) > 1
+            return self._path(
+                widths[i], X_i, y_i, w_i, w_scale, folds, random_state, maps, search, xp=xp
+            )
 
         # Every width's errors, but the features and factors of one width only (the choice so
         # far), so that the search holds at most two widths' n × k features at once.
@@ -151,7 +159,7 @@ class _LowRankRidgeModel:
                 chosen = held[1]
             else:  # a dropped width (rare), or the chosen one on all the rows: one map held
                 held = None
-                chosen = path(best, on(None), 1)
+                chosen = path(best, on(None), 1, search=False)
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
@@ -192,12 +200,14 @@ class _LowRankRidgeModel:
         folds: list[tuple[Any, Any]] | None,
         random_state: int,
         held: int,
+        search: bool = False,
         *,
         xp: Any,
     ) -> _Path:
         """The features of ``kernels`` (None: the estimator's), their ridge problem and its
         eigendecomposition, the α grid (as given and internal) and its validation errors: exact
-        leave-one-out, or on ``folds``; ``held`` widths' features are in memory at once."""
+        leave-one-out, or on ``folds``; ``held`` widths' features are in memory at once. In a
+        width ``search``, also the errors per row (or fold) at the best α."""
         features = self._feature_map(X, kernels, random_state, held=held)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__)
         problem = _primal_problem(
@@ -211,19 +221,19 @@ class _LowRankRidgeModel:
             top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
+        _require_representable(alphas, internal, w_scale)
+        loo = functools.partial(
+            _primal_loo_errors,
+            Z,
+            y,
+            problem,
+            solver,
+            fit_intercept=self.fit_intercept,
+            xp=xp,
+            sample_weight=sample_weight,
+        )
         if folds is None:
-            loo, loo_spread = _primal_loo_statistics(
-                Z,
-                y,
-                problem,
-                solver,
-                internal,
-                fit_intercept=self.fit_intercept,
-                xp=xp,
-                sample_weight=sample_weight,
-            )
-            per_fold = [loo]
-            spread = loo_spread
+            per_fold = [loo(internal)]
         else:
             per_fold = [
                 self._fold_errors(
@@ -231,12 +241,17 @@ class _LowRankRidgeModel:
                 )
                 for train, test in folds
             ]
-            spread = [  # the standard error of the mean over the folds
-                statistics.stdev(errors) / math.sqrt(len(errors)) if len(errors) > 1 else 0.0
-                for errors in zip(*per_fold, strict=True)
-            ]
         mean = tuple(sum(errors) / len(errors) for errors in zip(*per_fold, strict=True))
-        return _Path(features, problem, solver, alphas, internal, per_fold, mean, tuple(spread))
+        path = _Path(features, problem, solver, alphas, internal, per_fold, mean)
+        if not search:
+            return path
+        best = min(range(len(mean)), key=lambda a: mean[a] if math.isfinite(mean[a]) else math.inf)
+        if folds is not None:
+            return path._replace(units=np.asarray([errors[best] for errors in per_fold]))
+        weights = None if sample_weight is None else to_numpy(sample_weight)
+        return path._replace(
+            units=to_numpy(loo([internal[best]], per_row=True))[:, 0], unit_weights=weights
+        )
 
     def _fold_errors(
         self,
@@ -257,13 +272,14 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
-        if w_te is not None and not float(xp.sum(w_te)) > 0:
-            msg = (
-                "sample_weight must give each cv fold's test rows a positive total weight, "
-                f"received weights of 0 on all {w_te.shape[0]} test rows of a fold: choose "
-                "other folds (cv), or drop the rows of weight 0"
-            )
-            raise ValueError(msg)
+        for part, w in (("training", w_tr), ("test", w_te)):
+            if w is not None and not float(xp.sum(w)) > 0:
+                msg = (
+                    f"sample_weight must give each cv fold's {part} rows a positive total "
+                    f"weight, received weights of 0 on all {w.shape[0]} {part} rows of a fold: "
+                    "choose other folds (cv), or drop the rows of weight 0"
+                )
+                raise ValueError(msg)
         features = self._feature_map(X_tr, kernels, random_state, held=held)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
@@ -281,16 +297,8 @@ class _LowRankRidgeModel:
         return errors
 
     def _leverage_centres(self) -> bool:
-        """Whether the centres are drawn by ridge leverage (``centres="leverage"``), which
-        only Nyström has."""
-        if self.centres == "leverage" and self.method != "nystrom":
-            msg = (
-                f"centres='leverage' draws Nyström centres and needs method='nystrom', "
-                f"received method={self.method!r}: use centres='uniform' (the pivots of "
-                f"{self.method!r} are chosen by the method)"
-            )
-            raise ValueError(msg)
-        return self.centres == "leverage"
+        """Whether the centres are drawn by ridge leverage (``centres="leverage"``)."""
+        return draws_by_leverage(self.centres, self.method)
 
     def _on_leverage_centres(
         self,
@@ -392,3 +400,22 @@ class _LowRankRidgeModel:
         """``[g_1(x), …, g_p(x)] coef_ + intercept_`` for the rows of ``X``."""
         xp, X = check_predict_X(self, X, like="coef_", method=method)
         return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
+
+
+def _require_representable(
+    alphas: tuple[float, ...], internal: tuple[float, ...], w_scale: float
+) -> None:
+    """Refuse an α grid that the scale of the weights (``w_scale``, the grid's unit) takes
+    outside the floats: the grid as given (or reported in ``alphas_``) and the one fitted must
+    both be distinct finite normal numbers, or the choice would be reported as another α."""
+    tiny = sys.float_info.min
+    for grid in (alphas, internal):
+        if len(set(grid)) < len(grid) or not all(tiny <= a < math.inf for a in grid):
+            msg = (
+                f"sample_weight's scale ({w_scale:.3g}: weights are compared with the α grid "
+                f"in their units) takes the α grid [{min(alphas):.3g}, {max(alphas):.3g}] out "
+                "of the float64 range, where its values are no longer distinct finite "
+                "numbers: rescale sample_weight (only its ratios matter to the fit, with α "
+                "scaled alike), or give alphas"
+            )
+            raise ValueError(msg)

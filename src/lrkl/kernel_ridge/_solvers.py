@@ -615,7 +615,7 @@ def primal_loo_errors(
     )
 
 
-def _primal_loo_statistics(
+def _primal_loo_errors(
     Z: Array,  # shape: (n, k), the features the problem was built from
     y: Array,  # shape: (n,) or (n, t)
     problem: PrimalProblem,
@@ -626,20 +626,19 @@ def _primal_loo_statistics(
     fit_intercept: bool,
     xp: ModuleType,
     sample_weight: Array | None = None,
-) -> tuple[list[float], list[float]]:
-    """:func:`primal_loo_errors` on trusted inputs, and the standard error of each (weighted)
-    mean over the rows' squared leave-one-out errors."""
+    per_row: bool = False,
+) -> Any:
+    """:func:`primal_loo_errors` on trusted inputs; with ``per_row``, instead, the rows'
+    squared leave-one-out errors ``|r_i|² / t`` (unweighted; shape ``(n, len(alphas))``) of
+    in-memory arrays, whose (weighted) means those are."""
     n = Z.shape[0]
     total = float(n) if sample_weight is None else float(xp.sum(sample_weight))
     rhs = problem.rhs[:, None] if problem.rhs.ndim == 1 else problem.rhs
     q = xp.matrix_transpose(solver.U) @ rhs  # = Pᵀ Y, shape: (k, t)
     lam = xp.where(solver.eigenvalues > 0, solver.eigenvalues, 0.0)
 
-    def squared_errors(
-        Z_rows: Array, y_rows: Array, w_rows: Array | None = None
-    ) -> tuple[Array, Array, Array, Array]:
-        """Sums over these rows, per α, of the rows' weighted squared leave-one-out residuals
-        ``w_i |r_i|²``, of their squares and of ``w_i² |r_i|²``; and ``Σ w_i²``."""
+    def row_errors(Z_rows: Array, y_rows: Array, w_rows: Array | None = None) -> list[Array]:
+        """Per α, these rows' weighted squared leave-one-out residuals ``w_i |r_i|²``."""
         Zc = Z_rows - problem.feature_mean
         Y = y_rows - problem.target_mean
         Y = Y[:, None] if Y.ndim == 1 else Y
@@ -650,34 +649,29 @@ def _primal_loo_statistics(
             base = w_rows / total if fit_intercept else 0.0
         P = Zc @ solver.U  # shape: (rows, k)
         P2 = P * P
-        sums, squares, cross = [], [], []
+        errors = []
         for alpha in alphas:
             inverse = 1.0 / (lam + alpha)
             leverage = base + P2 @ inverse
             keep = xp.where(1.0 - leverage > 1e-12, 1.0 - leverage, 1e-12)
             residual = (Y - P @ (inverse[:, None] * q)) / keep[:, None]
-            per_row = xp.sum(residual * residual, axis=1)  # w_i |r_i|²
-            sums.append(xp.sum(per_row))
-            squares.append(xp.sum(per_row * per_row))
-            cross.append(sums[-1] if w_rows is None else xp.sum(w_rows * per_row))
-        rows = float(Z_rows.shape[0])
-        w2 = xp.sum(w_rows * w_rows) if w_rows is not None else xp.asarray(rows, dtype=Z.dtype)
-        return xp.stack(sums), xp.stack(squares), xp.stack(cross), w2
+            errors.append(xp.sum(residual * residual, axis=1))
+        return errors
+
+    t = q.shape[1]
+    if per_row:  # the width search's paired comparison, on its (sub)sample's rows
+        errors = xp.stack(row_errors(Z, y, sample_weight), axis=1) / t
+        if sample_weight is None:
+            return errors
+        # w_i |r_i|² / w_i; a row of weight 0 has residual 0 and counts 0 in every mean
+        positive = sample_weight > 0
+        divisor = xp.where(positive, sample_weight, 1.0)[:, None]
+        return errors / divisor
+
+    def sums(*rows: Array) -> tuple[Array]:
+        return (xp.stack([xp.sum(e) for e in row_errors(*rows)]),)
 
     arrays = (Z, y) if sample_weight is None else (Z, y, sample_weight)
     run = executor_for(Z, xp=xp, row_work=3 * Z.shape[1] + 2 * q.shape[1])  # Zc, P, P², residuals
-    sums, squares, cross, w2 = run.sum(squared_errors, *arrays)
-    t = q.shape[1]
-    means = [float(v) / (total * t) for v in sums]
-    # The standard error of the weighted mean m = Σ w_i x_i / Σ w_i of the rows' errors
-    # x_i = |r_i|² / t: √(Σ w_i² (x_i − m)²) / Σ w_i (rows of weight 0 do not count).
-    spread = [
-        math.sqrt(max(float(q2) / t**2 - 2 * m * float(c) / t + m * m * float(w2), 0.0)) / total
-        for q2, c, m in zip(squares, cross, means, strict=True)
-    ]
-    return means, spread
-
-
-def _primal_loo_errors(*args: Any, **kwargs: Any) -> list[float]:
-    """:func:`primal_loo_errors` on trusted inputs (:func:`_primal_loo_statistics`' means)."""
-    return _primal_loo_statistics(*args, **kwargs)[0]
+    (totals,) = run.sum(sums, *arrays)
+    return [float(v) / (total * t) for v in totals]

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 from sklearn.utils import check_random_state
 
 from lrkl._model_selection import check_grid, restrict_folds
@@ -27,23 +28,37 @@ GAMMA_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
 def chosen_width(paths: Sequence[Any], gamma_factors: Sequence[float]) -> int:
     """The width of the search: the one nearest ``γ₀`` (the factor nearest 1, then the wider)
-    among those whose best validation error is within one standard error of the best of all
-    widths and α (the one-standard-error rule of Hastie, Tibshirani & Friedman, here toward the
-    data's own scale): on small or noisy data the widths' errors differ by less than their
-    noise, and the extreme widths overfit the choice. ``paths`` hold each width's ``mean``
-    error and its ``spread`` (standard error) per α."""
+    among those whose best validation error exceeds the best of all widths and α by at most
+    the standard error of that difference (the one-standard-error rule of Hastie, Tibshirani &
+    Friedman, here toward the data's own scale): on small or noisy data the widths' errors
+    differ by less than their noise, and the extreme widths overfit the choice. The difference
+    is taken unit by unit — row by row for leave-one-out, fold by fold — since every width is
+    validated on the same rows and folds: their errors rise and fall together, and the spread
+    of one width's errors alone (the rule's unpaired form) would hide differences the rows
+    agree on. ``paths`` hold each width's ``mean`` error per α, and its ``units``: the errors
+    per row or fold at its best α, weighted by ``unit_weights`` (None: equally)."""
     if len(paths) == 1:
         return 0
 
-    def error(i: int, a: int) -> float:  # a non-finite error never wins
-        value = paths[i].mean[a]
-        return value if math.isfinite(value) else math.inf
+    def error(i: int) -> float:  # a width's best error; a non-finite error never wins
+        finite = [v for v in paths[i].mean if math.isfinite(v)]
+        return min(finite) if finite else math.inf
 
-    bests = [min(range(len(p.mean)), key=lambda a, i=i: error(i, a)) for i, p in enumerate(paths)]
-    top = min(range(len(paths)), key=lambda i: error(i, bests[i]))
-    bound = error(top, bests[top]) + paths[top].spread[bests[top]]
+    top = min(range(len(paths)), key=error)
+
+    def within(i: int) -> bool:
+        difference = np.asarray(paths[i].units, dtype=float) - paths[top].units
+        if not np.all(np.isfinite(difference)):
+            return i == top
+        weights = paths[top].unit_weights
+        weights = np.ones(difference.shape[0]) if weights is None else np.asarray(weights)
+        total = weights.sum()
+        mean = float(weights @ difference) / total
+        spread = math.sqrt(float(weights**2 @ (difference - mean) ** 2)) / total
+        return error(i) <= error(top) + spread
+
     factors = check_grid(gamma_factors, name="gamma_factors")
-    near = [i for i in range(len(paths)) if error(i, bests[i]) <= bound] or [top]
+    near = [i for i in range(len(paths)) if within(i)] or [top]
     return min(near, key=lambda i: (abs(math.log(factors[i])), factors[i]))
 
 

@@ -301,6 +301,19 @@ class LowRankFeatures(LRKLTransformer):
         return xp.concat([f._transform(X, xp=xp) for f in self.factors_], axis=1)
 
 
+def draws_by_leverage(centres: str, method: str) -> bool:
+    """Whether an estimator's ``centres`` ask for Nyström centres drawn by ridge leverage
+    (:mod:`lrkl.kernel_ridge._leverage`), which only ``method="nystrom"`` has."""
+    if centres == "leverage" and method != "nystrom":
+        msg = (
+            f"centres='leverage' draws Nyström centres and needs method='nystrom', received "
+            f"method={method!r}: use centres='uniform' (the pivots of {method!r} are chosen by "
+            "the method)"
+        )
+        raise ValueError(msg)
+    return centres == "leverage"
+
+
 def _check_y_rows(y: Any, n: int) -> None:
     """Refuse a ``y`` (ignored by the method, so possibly class labels of any type) whose
     number of rows is not ``n``: only its length is read, as scikit-learn's transformers do."""
