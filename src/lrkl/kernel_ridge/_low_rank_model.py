@@ -4,7 +4,6 @@ classifiers, which validate their inputs and call :class:`_LowRankRidgeModel`'s 
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 import sys
@@ -222,18 +221,26 @@ class _LowRankRidgeModel:
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
         _require_representable(alphas, internal, w_scale)
-        loo = functools.partial(
-            _primal_loo_errors,
-            Z,
-            y,
-            problem,
-            solver,
-            fit_intercept=self.fit_intercept,
-            xp=xp,
-            sample_weight=sample_weight,
-        )
+        weights = None  # of the units the search compares: the rows' (or equal folds')
+        rows = None  # in a search by leave-one-out, the rows' errors per α (the same pass)
         if folds is None:
-            per_fold = [loo(internal)]
+            errors = _primal_loo_errors(
+                Z,
+                y,
+                problem,
+                solver,
+                internal,
+                fit_intercept=self.fit_intercept,
+                xp=xp,
+                sample_weight=sample_weight,
+                per_row=search,
+            )
+            if search:
+                rows = to_numpy(errors)
+                weights = None if sample_weight is None else to_numpy(sample_weight)
+                w = np.ones(rows.shape[0]) if weights is None else weights
+                errors = [float(v) for v in w @ rows / w.sum()]
+            per_fold = [errors]
         else:
             per_fold = [
                 self._fold_errors(
@@ -246,12 +253,8 @@ class _LowRankRidgeModel:
         if not search:
             return path
         best = min(range(len(mean)), key=lambda a: mean[a] if math.isfinite(mean[a]) else math.inf)
-        if folds is not None:
-            return path._replace(units=np.asarray([errors[best] for errors in per_fold]))
-        weights = None if sample_weight is None else to_numpy(sample_weight)
-        return path._replace(
-            units=to_numpy(loo([internal[best]], per_row=True))[:, 0], unit_weights=weights
-        )
+        units = rows[:, best] if rows is not None else [errors[best] for errors in per_fold]
+        return path._replace(units=np.asarray(units), unit_weights=weights)
 
     def _fold_errors(
         self,
