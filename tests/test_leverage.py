@@ -116,3 +116,19 @@ def test_leverage_centres_keep_each_kernels_rank():
         model = LowRankRidge(kernels, rank=rank, random_state=0, centres="leverage").fit(X, y)
         assert model.rank_ == uniform.rank_ == tuple(rank)
         assert max(f.landmarks.shape[0] for f in model.factors_) == 12
+
+
+@pytest.mark.filterwarnings("ignore:.*chose alpha:UserWarning")  # 10 centres: a large α
+def test_leverage_centres_count_in_the_memory_budget(monkeypatch):
+    """The uniform and the leverage centres' features are held at once: a default rank is cut
+    to what two feature maps of all the rows fit, also after a search on a subsample."""
+    from lrkl.kernel_ridge import _low_rank_model
+
+    monkeypatch.setattr(_low_rank_model, "WIDTH_SEARCH_ROWS", 50)  # the search on a subsample
+    X, y = _data(120)
+    budget = 120 * 8 * 2 * 10  # two maps of 10 columns of 120 float64 rows
+    for estimator in (LowRankRidge, LowRankRidgeCV):
+        model = estimator(centres="leverage", memory_budget=budget, random_state=0).fit(X, y)
+        assert model.rank_ == (10,)
+        uniform = estimator(memory_budget=budget, random_state=0).fit(X, y)
+        assert uniform.rank_ == (20,)  # one map held in the final fit

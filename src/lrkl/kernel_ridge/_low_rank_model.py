@@ -157,8 +157,9 @@ class _LowRankRidgeModel:
             if subsample is None and held[0] == best:
                 chosen = held[1]
             else:  # a dropped width (rare), or the chosen one on all the rows: one map held
+                # (two with the leverage centres' refit)
                 held = None
-                chosen = path(best, on(None), 1, search=False)
+                chosen = path(best, on(None), 2 if leverage else 1, search=False)
         alphas = chosen.alphas
         self.alpha_, mse_path = choose_from_grid(
             type(self).__name__,
