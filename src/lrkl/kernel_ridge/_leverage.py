@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from lrkl._backend import to_numpy
 from lrkl._executor import executor_for
 from lrkl._typing import Array
-from lrkl.kernel_ridge._solvers import PrimalProblem, _make_solver
+from lrkl.kernel_ridge._solvers import EighSolver, PrimalProblem, _make_solver
 
 #: The values of the estimators' ``centres`` parameter.
 CENTRES = ("uniform", "leverage")
@@ -35,10 +35,13 @@ def ridge_leverage(
     *,
     xp: ModuleType,
     sample_weight: Array | None = None,
+    solver: EighSolver | None = None,
 ) -> Array:
     """The ridge leverage scores ``τ`` (shape ``(n,)``) of the rows of ``Z`` at ``alpha``, in
-    one pass over its row blocks (directions of ``Z̃ᵀ W Z̃ + α I`` with eigenvalue 0 count 0)."""
-    solver = _make_solver(problem.gram, "eigh", xp=xp)
+    one pass over its row blocks (directions of ``Z̃ᵀ W Z̃ + α I`` with eigenvalue 0 count 0),
+    from ``solver``, the eigendecomposition of ``problem.gram`` where the caller has it."""
+    if solver is None:
+        solver = _make_solver(problem.gram, "eigh", xp=xp)
     shifted = xp.where(solver.eigenvalues > 0, solver.eigenvalues, 0.0) + alpha
     inverse = xp.where(shifted > 0, 1.0 / xp.where(shifted > 0, shifted, 1.0), 0.0)
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-import numpy as np
 from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, index_array, to_numpy, widened
@@ -35,6 +34,7 @@ from lrkl.kernel_ridge._width_search import (
     chosen_width,
     search_rows,
     search_widths,
+    weighted_means,
 )
 from lrkl.kernels import Gaussian, Kernel
 from lrkl.lowrank._factor import _as_dtype
@@ -184,7 +184,16 @@ class _LowRankRidgeModel:
         if leverage:  # α and the width stay those chosen on the uniform centres
             Z = executor_for(X, xp=xp).concat_columns([f.G for f in chosen.features.factors_])
             problem = self._on_leverage_centres(
-                chosen.features, X, y, Z, problem, alpha, sample_weight, random_state, xp=xp
+                chosen.features,
+                X,
+                y,
+                Z,
+                problem,
+                alpha,
+                sample_weight,
+                random_state,
+                xp=xp,
+                solver=solver,  # the path's eigendecomposition of the uniform centres' problem
             )
             solver = _make_solver(problem.gram, "cholesky", xp=xp)
         self._store(chosen.features, X, problem, solver, alpha, y_scale, xp=xp)
@@ -237,10 +246,9 @@ class _LowRankRidgeModel:
                 per_row=search,
             )
             if search:
-                rows = to_numpy(errors)
-                weights = None if sample_weight is None else to_numpy(sample_weight)
-                w = np.ones(rows.shape[0]) if weights is None else weights
-                errors = [float(v) for v in w @ rows / w.sum()]
+                rows, weights = to_numpy(errors), sample_weight
+                weights = None if weights is None else to_numpy(weights)
+                errors = weighted_means(rows, weights)
             per_fold = [errors]
         else:
             per_fold = [
@@ -255,7 +263,7 @@ class _LowRankRidgeModel:
             return path
         best = min(range(len(mean)), key=lambda a: mean[a] if math.isfinite(mean[a]) else math.inf)
         units = rows[:, best] if rows is not None else [errors[best] for errors in per_fold]
-        return path._replace(units=np.asarray(units), unit_weights=weights)
+        return path._replace(units=units, unit_weights=weights)
 
     def _fold_errors(
         self,
@@ -316,10 +324,11 @@ class _LowRankRidgeModel:
         random_state: Any,
         *,
         xp: Any,
+        solver: Any = None,
     ) -> PrimalProblem:
         """Refit ``features`` (fitted on uniform centres, ``Z`` and ``problem`` theirs) on as
         many centres drawn by the rows' ridge leverage scores at ``alpha``; their problem."""
-        tau = ridge_leverage(Z, problem, alpha, xp=xp, sample_weight=sample_weight)
+        tau = ridge_leverage(Z, problem, alpha, xp=xp, sample_weight=sample_weight, solver=solver)
         m = max(factor.landmarks.shape[0] for factor in features.factors_)  # ranks may differ
         rows = draw_centres(tau, m, random_state)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__, landmarks=rows)

@@ -47,7 +47,7 @@ def chosen_width(paths: Sequence[Any], gamma_factors: Sequence[float]) -> int:
     top = min(range(len(paths)), key=error)
 
     def within(i: int) -> bool:
-        difference = np.asarray(paths[i].units, dtype=float) - paths[top].units
+        difference = np.asarray(paths[i].units, dtype=float) - np.asarray(paths[top].units)
         if not np.all(np.isfinite(difference)):
             return i == top
         weights = paths[top].unit_weights
@@ -60,6 +60,13 @@ def chosen_width(paths: Sequence[Any], gamma_factors: Sequence[float]) -> int:
     factors = check_grid(gamma_factors, name="gamma_factors")
     near = [i for i in range(len(paths)) if within(i)] or [top]
     return min(near, key=lambda i: (abs(math.log(factors[i])), factors[i]))
+
+
+def weighted_means(rows: np.ndarray, weights: np.ndarray | None) -> list[float]:
+    """The (weighted) mean over the rows of each column of the rows' errors ``rows`` (one
+    column per α): a width's leave-one-out errors, from the rows :func:`chosen_width` pairs."""
+    w = np.ones(rows.shape[0]) if weights is None else weights
+    return [float(v) for v in w @ rows / w.sum()]
 
 
 def search_widths(
