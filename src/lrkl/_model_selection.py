@@ -159,3 +159,15 @@ def choose_from_grid(
         )
         warnings.warn(msg, UserWarning, stacklevel=3)
     return grid[best], path
+
+
+def require_fold_weights(w_tr: Array | None, w_te: Array | None, *, xp: ModuleType) -> None:
+    """Refuse a fold whose training or test rows all weigh 0."""
+    for part, w in (("training", w_tr), ("test", w_te)):
+        if w is not None and not float(xp.sum(w)) > 0:
+            msg = (
+                f"sample_weight must give each cv fold's {part} rows a positive total "
+                f"weight, received weights of 0 on all its {part} rows: "
+                "choose other folds (cv), or drop the rows of weight 0"
+            )
+            raise ValueError(msg)

@@ -22,6 +22,8 @@ from lrkl._typing import Array
 from lrkl._validation import Interval, StrOptions, check_sample_weight, check_X_y
 from lrkl.kernel_ridge._leverage import CENTRES
 from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
+from lrkl.kernel_ridge._low_rank_pcg import SOLVERS
+from lrkl.kernel_ridge._pcg import PCG_MAX_ITER, PCG_TOL
 from lrkl.kernel_ridge._width_search import GAMMA_FACTORS
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import METHODS, LowRankFeatures
@@ -129,6 +131,10 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         "fit_intercept": ["boolean"],
         "memory_budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "centres": [StrOptions(set(CENTRES))],
+        "solver": [StrOptions(set(SOLVERS))],
+        "pcg_tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "pcg_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "verbose": ["verbose"],
     }
     del _parameter_constraints["n_landmarks"]
 
@@ -147,6 +153,10 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         random_state: Any = None,
         memory_budget: int | None = None,
         centres: str = "uniform",
+        solver: str = "auto",
+        pcg_tol: float = PCG_TOL,
+        pcg_max_iter: int = PCG_MAX_ITER,
+        verbose: int = 0,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -160,6 +170,10 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self.random_state = random_state
         self.memory_budget = memory_budget
         self.centres = centres
+        self.solver = solver
+        self.pcg_tol = pcg_tol
+        self.pcg_max_iter = pcg_max_iter
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -314,6 +328,10 @@ class LowRankRidgeCV(LowRankRidge):
         random_state: Any = None,
         memory_budget: int | None = None,
         centres: str = "uniform",
+        solver: str = "auto",
+        pcg_tol: float = PCG_TOL,
+        pcg_max_iter: int = PCG_MAX_ITER,
+        verbose: int = 0,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -331,6 +349,10 @@ class LowRankRidgeCV(LowRankRidge):
         self.random_state = random_state
         self.memory_budget = memory_budget
         self.centres = centres
+        self.solver = solver
+        self.pcg_tol = pcg_tol
+        self.pcg_max_iter = pcg_max_iter
+        self.verbose = verbose
 
     def fit(
         self,

@@ -25,6 +25,7 @@ from lrkl._validation import (
 )
 from lrkl.kernel_ridge._low_rank import GAMMA_FACTORS, LowRankRidge, LowRankRidgeCV
 from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
+from lrkl.kernel_ridge._pcg import PCG_MAX_ITER, PCG_TOL
 from lrkl.kernels import Kernel
 
 __all__ = ["LowRankRidgeClassifier", "LowRankRidgeClassifierCV"]
@@ -94,6 +95,10 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         random_state: Any = None,
         memory_budget: int | None = None,
         centres: str = "uniform",
+        solver: str = "auto",
+        pcg_tol: float = PCG_TOL,
+        pcg_max_iter: int = PCG_MAX_ITER,
+        verbose: int = 0,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -108,6 +113,10 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self.random_state = random_state
         self.memory_budget = memory_budget
         self.centres = centres
+        self.solver = solver
+        self.pcg_tol = pcg_tol
+        self.pcg_max_iter = pcg_max_iter
+        self.verbose = verbose
 
     def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
         """Approximate each kernel and fit one ridge regression per column of ±1 targets.
@@ -244,6 +253,10 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         random_state: Any = None,
         memory_budget: int | None = None,
         centres: str = "uniform",
+        solver: str = "auto",
+        pcg_tol: float = PCG_TOL,
+        pcg_max_iter: int = PCG_MAX_ITER,
+        verbose: int = 0,
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -262,6 +275,10 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.random_state = random_state
         self.memory_budget = memory_budget
         self.centres = centres
+        self.solver = solver
+        self.pcg_tol = pcg_tol
+        self.pcg_max_iter = pcg_max_iter
+        self.verbose = verbose
 
     def fit(
         self,

@@ -6,22 +6,36 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import device_of, index_array, to_numpy, widened
 from lrkl._executor import executor_for, rowwise
-from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_rows, log_grid
+from lrkl._model_selection import (
+    check_grid,
+    choose_from_grid,
+    cv_folds,
+    fold_rows,
+    log_grid,
+    require_fold_weights,
+)
 from lrkl._typing import Array
 from lrkl._validation import check_predict_X, check_sample_weight
 from lrkl.kernel_ridge._budget import rank_within_budget
 from lrkl.kernel_ridge._leverage import draw_centres, ridge_leverage
-from lrkl.kernel_ridge._scaling import power_of_two_scale, scale_errors, weight_scale
+from lrkl.kernel_ridge._low_rank_pcg import _PCGFit
+from lrkl.kernel_ridge._pcg import decision
+from lrkl.kernel_ridge._scaling import (
+    power_of_two_scale,
+    require_representable,
+    scale_errors,
+    weight_scale,
+)
 from lrkl.kernel_ridge._solvers import (
     PrimalProblem,
     _make_solver,
@@ -36,7 +50,7 @@ from lrkl.kernel_ridge._width_search import (
     search_widths,
     weighted_means,
 )
-from lrkl.kernels import Gaussian, Kernel
+from lrkl.kernels import Gaussian, Kernel, check_kernels
 from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import LowRankFeatures, draws_by_leverage
 
@@ -57,7 +71,7 @@ class _Path(NamedTuple):
     unit_weights: Any = None
 
 
-class _LowRankRidgeModel:
+class _LowRankRidgeModel(_PCGFit):
     """The fit, the α path and the scores of ridge regression on stacked low-rank features,
     shared by :class:`LowRankRidge`, :class:`LowRankRidgeCV` and their classifiers
     (:mod:`lrkl.kernel_ridge._low_rank_classifiers`), which validate their inputs and call
@@ -69,6 +83,15 @@ class _LowRankRidgeModel:
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
+        if self._solver(X) == "pcg":
+            model_dtype = X.dtype
+            X, y = widened(X, y, xp=xp)
+            sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
+            kernel = check_kernels(self._kernels(), X)[0]
+            system = self._pcg_system(kernel, X, y, self.random_state, xp=xp)
+            solution = self._pcg_solve(system, system.weighted(y, sample_weight), alpha)
+            self._store_pcg(system, solution, X, y, y_scale, model_dtype, xp=xp)
+            return
         leverage = self._leverage_centres()
         features = self._feature_map(X, held=2 if leverage else 1)
         Z = features._build(X, y, xp=xp, owner=type(self).__name__)
@@ -117,6 +140,12 @@ class _LowRankRidgeModel:
         if self.cv is not None:
             target = y if labels is None else labels
             folds = cv_folds(self.cv, X, target, groups, classifier=labels is not None)
+        pcg = self._solver(X) == "pcg"
+        if pcg:
+            executor_for(X, xp=xp).require_in_memory(
+                f"{type(self).__name__} with solver='pcg' validates on rows it holds out: it "
+                "takes an in-memory X (LowRankRidge fits a Dask X with solver='pcg')"
+            )
         subsample = None  # where there are many rows, the widths are compared on a subsample
         if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
             weights = None if sample_weight is None else to_numpy(sample_weight)
@@ -141,11 +170,14 @@ class _LowRankRidgeModel:
 
         # Every width's errors, but the features and factors of one width only (the choice so
         # far), so that the search holds at most two widths' n × k features at once.
+        # With pcg, the widths are compared on the features of the rows searched (at most
+        # WIDTH_SEARCH_ROWS), and α is then chosen by pcg on held-out rows at the chosen width.
         paths: list[_Path] = []
         held = None
         searched = on(subsample)
+        best = 0
         with warnings.catch_warnings():
-            for i in range(len(widths)):
+            for i in range(len(widths) if len(widths) > 1 or not pcg else 0):
                 if i == 1:  # a clipped rank was said once, at the first width
                     warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
                 current = path(i, searched, maps_held)
@@ -153,8 +185,14 @@ class _LowRankRidgeModel:
                 if chosen_width(paths, self.gamma_factors) == i:
                     held = (i, current)
                 del current
-            best = chosen_width(paths, self.gamma_factors)
-            if subsample is None and held[0] == best:
+            if paths:
+                best = chosen_width(paths, self.gamma_factors)
+            if pcg:
+                held = None
+                chosen = self._pcg_path(
+                    widths[best], X, y, sample_weight, w_scale, folds, random_state, labels, xp=xp
+                )
+            elif subsample is None and held[0] == best:
                 chosen = held[1]
             else:  # a dropped width (rare), or the chosen one on all the rows: one map held
                 # (two with the leverage centres' refit)
@@ -166,8 +204,12 @@ class _LowRankRidgeModel:
             "alpha",
             alphas,
             chosen.per_fold,
-            top="every direction of the features shrunk by at least a half",
-            advice="alphas" if self.alphas is not None else "eps or n_alphas",
+            top=(
+                "the penalty at least 100 times the data's in every direction"
+                if pcg
+                else "every direction of the features shrunk by at least a half"
+            ),
+            advice="alphas" if self.alphas is not None or pcg else "eps or n_alphas",
         )
         self.mse_path_ = scale_errors(mse_path, y_scale)
         self.alphas_ = alphas
@@ -180,6 +222,13 @@ class _LowRankRidgeModel:
                 "rows": X.shape[0] if subsample is None else len(subsample[0]),
             }
         alpha = chosen.internal[alphas.index(self.alpha_)]
+        if pcg:  # the fit on all the rows, from the first fold's solution at that α
+            system = chosen.system
+            start = chosen.solutions[alphas.index(self.alpha_)].coef
+            targets = system.weighted(y, sample_weight)
+            solution = self._pcg_solve(system, targets, alpha, start=start)
+            self._store_pcg(system, solution, X, y, y_scale, model_dtype, xp=xp)
+            return
         problem, solver = chosen.problem, chosen.solver
         if leverage:  # α and the width stay those chosen on the uniform centres
             Z = executor_for(X, xp=xp).concat_columns([f.G for f in chosen.features.factors_])
@@ -230,7 +279,7 @@ class _LowRankRidgeModel:
             top = float(xp.max(solver.eigenvalues)) if solver.eigenvalues.shape[0] else 0.0
             internal = log_grid(top, self.n_alphas, self.eps) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
-        _require_representable(alphas, internal, w_scale)
+        require_representable(alphas, internal, w_scale)
         weights = None  # of the units the search compares: the rows' (or equal folds')
         rows = None  # in a search by leave-one-out, the rows' errors per α (the same pass)
         if folds is None:
@@ -284,14 +333,7 @@ class _LowRankRidgeModel:
         (X_tr, X_te), (y_tr, y_te), (w_tr, w_te) = fold_rows(
             train, test, X, y, sample_weight, xp=xp
         )
-        for part, w in (("training", w_tr), ("test", w_te)):
-            if w is not None and not float(xp.sum(w)) > 0:
-                msg = (
-                    f"sample_weight must give each cv fold's {part} rows a positive total "
-                    f"weight, received weights of 0 on all {w.shape[0]} {part} rows of a fold: "
-                    "choose other folds (cv), or drop the rows of weight 0"
-                )
-                raise ValueError(msg)
+        require_fold_weights(w_tr, w_te, xp=xp)
         features = self._feature_map(X_tr, kernels, random_state, held=held)
         Z = features._build(X_tr, y_tr, xp=xp, owner=type(self).__name__)
         Z_te = features._transform(X_te, xp=xp)
@@ -376,6 +418,9 @@ class _LowRankRidgeModel:
         xp: Any,
     ) -> None:
         coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
+        for name in ("centers_", "dual_coef_", "n_iter_"):  # a former pcg fit's
+            self.__dict__.pop(name, None)
+        self.solver_ = "direct"
         self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
         self.features_ = features
         self.factors_ = features.factors_
@@ -387,6 +432,12 @@ class _LowRankRidgeModel:
         """The fitted model (features and coefficients) in ``dtype``, the input's, after a fit
         computed in a wider one (:func:`lrkl._backend.widened`), as
         :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
+        if self.solver_ == "pcg":
+            self.centers_, self.dual_coef_, self.intercept_ = (
+                _as_dtype(a, dtype, xp=xp)
+                for a in (self.centers_, self.dual_coef_, self.intercept_)
+            )
+            return
         self.features_._keep_model_in(dtype, xp=xp)
         self.factors_ = self.features_.factors_
         self.coef_, self.intercept_ = (
@@ -406,32 +457,24 @@ class _LowRankRidgeModel:
         array of shape ``(n_samples, sum(rank_))``
             On the training points, the stacked factors ``[G_1, …, G_p]``.
         """
+        check_is_fitted(self)
+        if self.solver_ == "pcg":
+            msg = (
+                f"{type(self).__name__} fitted with solver='pcg' holds no features: its model is "
+                "the kernel expansion k(x, centers_) @ dual_coef_ + intercept_; fit with "
+                "solver='direct' for the Nyström features"
+            )
+            raise ValueError(msg)
         xp, X = check_predict_X(self, X, like="coef_", method="features")
         return self.features_._transform(X, xp=xp)
 
     def _scores(self, X: Array, method: str) -> Array:
-        """``[g_1(x), …, g_p(x)] coef_ + intercept_`` for the rows of ``X``."""
+        """``[g_1(x), …, g_p(x)] coef_ + intercept_`` for the rows of ``X`` (with pcg:
+        ``k(x, centers_) dual_coef_ + intercept_``)."""
+        check_is_fitted(self)
+        if self.solver_ == "pcg":
+            xp, X = check_predict_X(self, X, like="dual_coef_", method=method)
+            kernel = self.kernels_[0]
+            return decision(kernel, self.centers_, self.dual_coef_, self.intercept_, X, xp=xp)
         xp, X = check_predict_X(self, X, like="coef_", method=method)
         return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_
-
-
-def _require_representable(
-    alphas: tuple[float, ...], internal: tuple[float, ...], w_scale: float
-) -> None:
-    """Refuse an α grid that the scale of the weights (``w_scale``, the grid's unit) takes
-    outside the floats: the grid as given (or reported in ``alphas_``) and the one fitted must
-    both be distinct finite normal numbers, or the choice would be reported as another α. (With
-    unit weights they are one grid, and repeated tiny values of a tiny ``eps`` are harmless.)"""
-    if w_scale == 1.0:
-        return
-    tiny = sys.float_info.min
-    for grid in (alphas, internal):
-        if len(set(grid)) < len(grid) or not all(tiny <= a < math.inf for a in grid):
-            msg = (
-                f"sample_weight's scale ({w_scale:.3g}: weights are compared with the α grid "
-                f"in their units) takes the α grid [{min(alphas):.3g}, {max(alphas):.3g}] out "
-                "of the float64 range, where its values are no longer distinct finite normal "
-                "numbers: rescale sample_weight (only its ratios matter to the fit, with α "
-                "scaled alike), or give a grid well inside that range (alphas, or a larger eps)"
-            )
-            raise ValueError(msg)

@@ -15,6 +15,7 @@ the penalty ``α / s`` give the same minimiser as ``w`` with ``α``.
 from __future__ import annotations
 
 import math
+import sys
 from types import ModuleType
 
 from lrkl._backend import to_numpy
@@ -83,3 +84,25 @@ def scale_errors(
 
 _TINY = 2.0**-1022  # the smallest normal float64
 _HUGE = 1e300  # α / s past it: the penalty's limit (the intercept alone), to rounding
+
+
+def require_representable(
+    alphas: tuple[float, ...], internal: tuple[float, ...], w_scale: float
+) -> None:
+    """Refuse an α grid that the scale of the weights (``w_scale``, the grid's unit) takes
+    outside the floats: the grid as given (or reported in ``alphas_``) and the one fitted must
+    both be distinct finite normal numbers, or the choice would be reported as another α. (With
+    unit weights they are one grid, and repeated tiny values of a tiny ``eps`` are harmless.)"""
+    if w_scale == 1.0:
+        return
+    tiny = sys.float_info.min
+    for grid in (alphas, internal):
+        if len(set(grid)) < len(grid) or not all(tiny <= a < math.inf for a in grid):
+            msg = (
+                f"sample_weight's scale ({w_scale:.3g}: weights are compared with the α grid "
+                f"in their units) takes the α grid [{min(alphas):.3g}, {max(alphas):.3g}] out "
+                "of the float64 range, where its values are no longer distinct finite normal "
+                "numbers: rescale sample_weight (only its ratios matter to the fit, with α "
+                "scaled alike), or give a grid well inside that range (alphas, or a larger eps)"
+            )
+            raise ValueError(msg)

@@ -16,8 +16,19 @@ from lrkl.kernels import Kernel, check_kernel
 from lrkl.lowrank._cholesky import residual_dtype
 from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, projected_rows
 
-#: Eigenvalue floor of the full Nyström form, as in scikit-learn's ``Nystroem``.
-NYSTROM_EIGENVALUE_FLOOR = 1e-12
+
+def landmark_jitter(W: Array, /, *, xp: ModuleType) -> float:
+    """``δ = m · ε · ‖W‖_∞`` for the m × m landmark block ``W`` (ε of its dtype): the one
+    regularisation ``W + δ I`` of the full Nyström form, which the in-memory features
+    (:func:`nystrom`) and the preconditioned-CG solver (:mod:`lrkl.kernel_ridge._pcg`) share, so
+    that they solve one problem. ``‖W‖_∞`` (the largest absolute row sum) bounds W's largest
+    eigenvalue, and ``m · ε · ‖W‖_∞`` the rounding of its eigenvalues: δ is relative to W's
+    scale and at the level of that rounding, where W's directions are noise."""
+    m = W.shape[0]
+    if m == 0:
+        return 0.0
+    norm = float(xp.max(xp.sum(xp.abs(W), axis=1)))
+    return m * float(xp.finfo(W.dtype).eps) * norm
 
 
 # --------------------------------------------------------------------------- Nyström
@@ -37,11 +48,11 @@ def nystrom(
 
     With ``C = K[:, S]`` (n × m) and ``W = K[S, S] = U diag(s) Uᵀ``:
 
-    - ``rank=None``: ``G = C U diag(max(s, f))^{−1/2} Uᵀ`` (n × m), the symmetric
-      pseudo-inverse square root with the eigenvalue floor ``f = 1e-12`` that scikit-learn's
-      ``Nystroem`` and the Mklaren experiments use (:ref:`mklaren-nystrom`), or
-      ``m · ε · s_max`` where that is larger (ε of X's dtype: in float32 ``C`` carries no
-      direction below it, and a floor of 1e-12 amplified its rounding by up to 1e6);
+    - ``rank=None``: ``G = C (W + δI)^{−1/2}`` (n × m), ``C U diag(max(s, 0) + δ)^{−1/2} Uᵀ``
+      with ``δ = m · ε · ‖W‖_∞`` (:func:`landmark_jitter`, ε of float64): W regularised at the
+      level of its rounding, relative to its scale, as the preconditioned-CG solver's
+      ``chol(W + δI)`` is, so that the two solve one problem (earlier versions floored the
+      eigenvalues at ``max(m · ε · s_max, 1e-12)``, scikit-learn's ``Nystroem``'s 1e-12);
     - ``rank=R``: ``G = C U_R D_R^{−1/2}`` (n × R) with the ``R`` largest eigenpairs of ``W``,
       the ℓp-MKL paper's ``V = C L D^{−1/2}``, so ``G Gᵀ = C W_R^† Cᵀ``; eigenvalues below
       ``m · ε · s_max`` count as zero and give zero columns (a true pseudo-inverse).
@@ -158,11 +169,9 @@ def _nystrom(
     # was up to 1.9e-2 of its spread from the float64 fit of the same values, with this floor
     # at float32's m·ε·s_max; 1.6e-6 so). Directions of W below `wide`'s rounding are noise.
     noise = m * xp.finfo(wide).eps * s_max
-    if rank is None:
-        # Floored there, never below scikit-learn's 1e-12.
-        sklearn_floor = xp.asarray(NYSTROM_EIGENVALUE_FLOOR, dtype=s.dtype, device=device_of(s))
-        floor = xp.maximum(noise, sklearn_floor)
-        scale = 1.0 / xp.sqrt(xp.maximum(s, floor))
+    if rank is None:  # W + δI: the problem the pcg solver's chol(W + δI) solves
+        zero = xp.zeros((), dtype=s.dtype, device=device_of(s))
+        scale = 1.0 / xp.sqrt(xp.maximum(s, zero) + landmark_jitter(W, xp=xp))
         projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
     else:
         s_top = xp.flip(s[m - rank :], axis=0)

@@ -1,0 +1,243 @@
+"""The estimators' side of the Nyström solve by preconditioned CG (:mod:`lrkl.kernel_ridge._pcg`):
+choosing it (``solver``), its memory, its fit at one α and its α path on held-out rows, shared by
+:class:`~lrkl.kernel_ridge.LowRankRidge`, :class:`~lrkl.kernel_ridge.LowRankRidgeCV` and their
+classifiers through :class:`~lrkl.kernel_ridge._low_rank_model._LowRankRidgeModel`."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
+from sklearn.utils import check_random_state
+
+from lrkl._backend import device_of, get_namespace
+from lrkl._executor import executor_for
+from lrkl._model_selection import check_grid, cv_folds, require_fold_weights
+from lrkl._typing import Array
+from lrkl.kernel_ridge._budget import DEFAULT_CENTRES, memory_budget_of
+from lrkl.kernel_ridge._pcg import NystromSystem, PCGSolution, factor_bytes
+from lrkl.kernel_ridge._scaling import require_representable
+from lrkl.kernels import Kernel, check_kernels
+from lrkl.lowrank._features import per_kernel_ranks
+
+#: The values of the family's ``solver``: the features in memory and a direct solve of their
+#: ridge problem, Nyström by preconditioned CG (:mod:`lrkl.kernel_ridge._pcg`), or the first
+#: where the features fit the memory budget and the second where they do not and it applies.
+SOLVERS = ("auto", "direct", "pcg")
+
+#: With ``solver="pcg"`` and ``cv=None``, the share of the rows ``LowRankRidgeCV`` validates on.
+PCG_HOLDOUT = 0.2
+
+#: With ``solver="pcg"``, the relative residual to which the α path's validation fits are solved
+#: (``pcg_tol`` where larger): validation errors need no more, and the small α of the path take
+#: twice the iterations at 1e-7 (the fit at the chosen α is then solved to ``pcg_tol``, from
+#: there). A path fit stopped by ``pcg_max_iter`` is validated as it stands (no warning: early
+#: stopped CG is itself a regularised fit), and the final fit warns if it does not converge.
+PCG_PATH_TOL = 1e-4
+
+#: With ``solver="pcg"``, the default α grid: ``top · 10^e`` for these exponents, ``top`` the
+#: trace ``Σ w_i k(x_i, x_i)``, which bounds the largest eigenvalue of the features' weighted
+#: Gram (in the units of the leave-one-out grid's ``λ_max``: the α the leave-one-out path chose
+#: on the docs' regression panel lay between 6e-6 and 0.08 of its ``λ_max``, itself 0.04–0.2 of
+#: this trace).
+PCG_GRID_EXPONENTS = (-2.0, -3.25, -4.5, -5.75, -7.0)
+
+
+class _PCGPath(NamedTuple):
+    """The α path of the pcg solver (:meth:`_LowRankRidgeModel._pcg_path`)."""
+
+    system: NystromSystem
+    alphas: tuple[float, ...]  # as given (or in the units of the weights)
+    internal: tuple[float, ...]  # on the unit-scale weights
+    per_fold: list[list[float]]  # validation MSE, one list per fold, one value per α
+    solutions: list[PCGSolution]  # the first fold's, per α
+
+
+class _PCGFit:
+    """The pcg solver's methods of
+    :class:`~lrkl.kernel_ridge._low_rank_model._LowRankRidgeModel`."""
+
+    def _pcg_refusal(self) -> str | None:
+        """Why pcg does not apply to this estimator's parameters (None where it does)."""
+        n_kernels = 1 if self.kernels is None else len(self.kernels)
+        if self.method != "nystrom":
+            return f"method='nystrom' (received method={self.method!r})"
+        if n_kernels != 1:
+            return f"one kernel (received {n_kernels})"
+        if self.centres != "uniform":
+            return f"centres='uniform' (received centres={self.centres!r})"
+        if getattr(self, "alpha", 1.0) == 0:
+            return "alpha > 0 (received alpha=0)"
+        return None
+
+    def _n_centres(self, X: Array) -> int:
+        """The number of Nyström centres: ``rank``, or ``min(n_samples, 1000)`` for None."""
+        n = X.shape[0]
+        if self.rank is None:
+            return min(n, DEFAULT_CENTRES)
+        return per_kernel_ranks(self.rank, 1, n, owner=type(self).__name__)[0]
+
+    def _solver(self, X: Array) -> str:
+        """``"direct"`` or ``"pcg"``: ``solver``, or for ``"auto"`` pcg where the features of
+        one map would exceed the memory budget and pcg applies (a Dask X's features are never
+        held: direct)."""
+        refusal = self._pcg_refusal()
+        if self.solver == "pcg" and refusal is not None:
+            msg = f"{type(self).__name__}: solver='pcg' needs {refusal}"
+            raise ValueError(msg)
+        if self.solver != "auto":
+            return self.solver
+        if refusal is not None or executor_for(X).lazy:
+            return "direct"
+        budget = memory_budget_of(self.memory_budget, X)
+        itemsize = xp_itemsize(X)
+        fits = budget is None or X.shape[0] * self._n_centres(X) * itemsize <= budget
+        return "direct" if fits else "pcg"
+
+    def _pcg_system(
+        self, kernel: Kernel, X: Array, y: Array, random_state: Any, *, xp: Any
+    ) -> NystromSystem:
+        """The pcg system on the float64 rows ``X`` (targets ``y`` for their count), centres
+        drawn as the Nyström features' are; K_nM cached where it fits the memory budget beside
+        the M × M factors, a MemoryError before anything is allocated where these do not."""
+        n, M = X.shape[0], self._n_centres(X)
+        run = executor_for(X, xp=xp)
+        budget = None if run.lazy else memory_budget_of(self.memory_budget, X)
+        factors = factor_bytes(M)
+        if budget is not None and factors > budget:
+            msg = (
+                f"{type(self).__name__}: solver='pcg' holds three {M} × {M} float64 factors, "
+                f"{factors / 2**30:.3g} GiB, beyond memory_budget={budget} bytes "
+                f"({budget / 2**30:.3g} GiB). Pass a smaller rank (the number of centres) or a "
+                "larger memory_budget."
+            )
+            raise MemoryError(msg)
+        cache = budget is None or factors + n * M * 8 <= budget
+        rows = [int(i) for i in check_random_state(random_state).permutation(n)[:M]]
+        n_targets = 1 if y.ndim == 1 else y.shape[1]
+        return NystromSystem(
+            kernel,
+            X,
+            run.take(X, rows),
+            fit_intercept=self.fit_intercept,
+            cache=cache and not run.lazy,
+            n_targets=n_targets,
+            xp=xp,
+        )
+
+    def _pcg_solve(
+        self, system: NystromSystem, targets: Any, alpha: float, start: Array | None = None
+    ) -> PCGSolution:
+        """:meth:`NystromSystem.solve` with the estimator's ``pcg_tol``, ``pcg_max_iter`` and
+        ``verbose``; a ConvergenceWarning at the cap."""
+        monitor = self._monitor(lambda s: f"pcg iteration {s[0]}: relative residual {s[1]:.3g}")
+        solution = system.solve(
+            targets,
+            alpha,
+            tol=self.pcg_tol,
+            max_iter=self.pcg_max_iter,
+            start=start,
+            monitor=None if monitor is None else lambda k, r: monitor((k, r)),
+        )
+        if not solution.converged:
+            self._warn_not_converged(
+                solution.n_iter,
+                f"the relative residual is above pcg_tol={self.pcg_tol:g} at alpha={alpha:.3g} "
+                "(in the units of unit-scale weights): raise pcg_max_iter, or pass a larger "
+                "pcg_tol or alpha",
+            )
+        return solution
+
+    def _store_pcg(
+        self,
+        system: NystromSystem,
+        solution: PCGSolution,
+        X: Array,
+        y: Array,
+        y_scale: float,
+        model_dtype: Any,
+        *,
+        xp: Any,
+    ) -> None:
+        coef, intercept = solution.coef * y_scale, solution.intercept * y_scale
+        if y.ndim == 1:
+            coef, intercept = coef[:, 0], intercept[0]
+        for name in ("coef_", "features_", "factors_"):  # a former direct fit's
+            self.__dict__.pop(name, None)
+        self.solver_ = "pcg"
+        self.centers_, self.dual_coef_, self.intercept_ = system.S, coef, intercept
+        self.n_iter_ = solution.n_iter
+        self.rank_ = (system.S.shape[0],)
+        self.kernels_ = [system.kernel]
+        self.n_features_in_ = X.shape[1]
+        self._keep_model_in(model_dtype, xp=xp)
+
+    def _pcg_path(
+        self,
+        kernels: list[Kernel] | None,
+        X: Array,
+        y: Array,
+        sample_weight: Array | None,
+        w_scale: float,
+        folds: list[tuple[Any, Any]] | None,
+        random_state: int,
+        labels: Any,
+        *,
+        xp: Any,
+    ) -> _PCGPath:
+        """With pcg: the validation MSE of every α of the grid on ``folds`` (None: one
+        hold-out of :data:`PCG_HOLDOUT` of the rows, stratified by ``labels`` when given), each
+        fold's path solved from the largest α down, warm-started, on one system (the centres,
+        ``T`` and the kernel cache shared by the folds and the final fit)."""
+        kernel = check_kernels(self._kernels() if kernels is None else kernels, X)[0]
+        system = self._pcg_system(kernel, X, y, random_state, xp=xp)
+        if folds is None:
+            splitter = StratifiedShuffleSplit if labels is not None else ShuffleSplit
+            holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
+            target = y if labels is None else labels
+            folds = cv_folds(holdout, X, target, None, classifier=labels is not None)
+        n, device = X.shape[0], device_of(X)
+        weights = (
+            xp.ones(n, dtype=X.dtype, device=device) if sample_weight is None else sample_weight
+        )
+        if self.alphas is not None:
+            alphas = check_grid(self.alphas, name="alphas")
+            internal = tuple(a / w_scale for a in alphas)
+        else:  # from the weighted kernel's trace, which bounds the features' largest eigenvalue
+            top = float(xp.sum(weights * kernel._diag(X, xp=xp)))
+            internal = tuple(top * 10.0**e for e in PCG_GRID_EXPONENTS) if top > 0 else (1.0,)
+            alphas = tuple(a * w_scale for a in internal)
+        require_representable(alphas, internal, w_scale)
+        order = sorted(range(len(internal)), key=lambda i: -internal[i])
+        per_fold, kept = [], None
+        for train, test in folds:
+            w_tr, w_te = (weights * _row_mask(rows, n, X, xp=xp) for rows in (train, test))
+            require_fold_weights(w_tr, w_te, xp=xp)
+            targets = system.weighted(y, w_tr)
+            solutions: list[Any] = [None] * len(internal)
+            start = None
+            for i in order:
+                solutions[i] = system.solve(
+                    targets,
+                    internal[i],
+                    tol=max(self.pcg_tol, PCG_PATH_TOL),
+                    max_iter=self.pcg_max_iter,
+                    start=start,
+                )
+                start = solutions[i].coef
+            per_fold.append(system.squared_errors(targets, solutions, w_te))
+            kept = solutions if kept is None else kept
+        return _PCGPath(system, alphas, internal, per_fold, kept)
+
+
+def _row_mask(rows: Any, n: int, X: Array, *, xp: Any) -> Array:
+    """1 on the row numbers ``rows`` of X's ``n`` rows, 0 elsewhere, in X's dtype and place."""
+    mask = np.zeros(n)
+    mask[np.asarray(rows)] = 1.0
+    return xp.asarray(mask, dtype=X.dtype, device=device_of(X))
+
+
+def xp_itemsize(X: Array) -> int:
+    """Bytes per value of X's dtype."""
+    return get_namespace(X).finfo(X.dtype).bits // 8

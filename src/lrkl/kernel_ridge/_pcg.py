@@ -1,0 +1,270 @@
+"""Nyström kernel ridge by preconditioned conjugate gradients, without the n × M features
+(Falkon: Rudi, Carratino & Rosasco 2017, with lrkl's α, weights and unpenalised intercept).
+
+The problem is the one the in-memory Nyström solve fits (:mod:`lrkl.lowrank._nystrom`): on the
+M centres ``S`` (uniform landmarks, ``K_nM = k(X, S)``, ``K_MM = k(S, S)``),
+
+    min over β, b of  Σ_i w_i (K_nM β + b − y)_i² + α βᵀ K̃_MM β,   K̃_MM = K_MM + δ I,
+
+with ``δ = M · ε · ‖K_MM‖_∞`` (ε of float64; :func:`lrkl.lowrank._nystrom.landmark_jitter`),
+the regularisation the in-memory Nyström features use too, so that the two solvers solve one
+problem (docs: "Large data"). With ``S_w = Σ w`` and ``λ = α / S_w``
+(lrkl's α weighs the penalty against the *sum* of squared errors, Falkon's λ against the mean),
+eliminating ``b`` by the weighted means ``μ`` of K_nM's columns and ``ȳ``:
+
+    H β = r,   H = K_cᵀ W K_c / S_w + λ K̃_MM,   r = K_cᵀ W (y − ȳ) / S_w,   K_c = K_nM − 1 μᵀ.
+
+Falkon's preconditioner comes from the M × M block alone: ``K̃_MM = Tᵀ T`` (T upper),
+``A = chol(T Tᵀ / M − t̄ t̄ᵀ + λ I)`` (``t̄`` the row means of T: the centring's rank-one
+downdate, since ``K_cᵀ K_c / n ≈ K_MM (I/M − 11ᵀ/M²) K_MM`` for uniform centres), and
+``B = T⁻¹ A⁻¹`` makes ``Bᵀ H B`` well conditioned: CG on ``Bᵀ H B γ = Bᵀ r``, ``β = B γ``,
+takes 10–50 iterations, almost independently of n. Each iteration is one pass over the rows
+(``K_cᵀ W K_c u``, every target at once: the kernel block of each row block, recomputed, or
+read from a cache of K_nM when it fits the memory budget) and four M × M triangular solves.
+A new α costs one Cholesky factorisation of ``T Tᵀ / M − t̄ t̄ᵀ + λ I`` (``T Tᵀ`` is kept);
+new weights (a validation fold's) one pass for ``μ``, ``ȳ`` and ``r``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import NamedTuple
+
+from lrkl._backend import device_of
+from lrkl._executor import executor_for
+from lrkl._linalg import cholesky, solve_triangular
+from lrkl._typing import Array
+from lrkl.kernels import Kernel
+from lrkl.lowrank._nystrom import landmark_jitter
+
+#: Default relative residual of the preconditioned system at which CG stops.
+PCG_TOL = 1e-7
+#: Default cap on the CG iterations (each one pass over the rows).
+PCG_MAX_ITER = 100
+
+
+def factor_bytes(M: int) -> int:
+    """Bytes of the M × M float64 arrays the pcg solve holds at once at its peak (``K_MM``
+    and ``T`` while ``T`` is factored; then ``T``, ``T Tᵀ`` and ``A``)."""
+    return 3 * M * M * 8
+
+
+class WeightedTargets(NamedTuple):
+    """What one set of weights and targets adds to the system: one pass over the rows."""
+
+    Y: Array  # shape: (n, t)
+    weights: Array | None  # shape: (n,); None: unit
+    total_weight: float
+    mean: Array  # shape: (M,), the weighted means of K_nM's columns (zeros without intercept)
+    y_mean: Array  # shape: (t,)
+    rhs: Array  # shape: (M, t), K_cᵀ W (y − ȳ) / Σw
+
+
+class PCGSolution(NamedTuple):
+    """``β`` (M, t), the intercept (t,), the iterations run and whether CG converged."""
+
+    coef: Array
+    intercept: Array
+    n_iter: int
+    converged: bool
+
+
+class NystromSystem:
+    """The pcg problem on validated float64 rows ``X`` and the centres ``S`` (M of its rows):
+    the row passes (kernel blocks recomputed, or ``cache``: K_nM kept) and ``T``, ``T Tᵀ/M −
+    t̄ t̄ᵀ``, prepared once and shared by every set of weights (:meth:`weighted`) and every α
+    (:meth:`solve`)."""
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        X: Array,
+        S: Array,
+        *,
+        fit_intercept: bool,
+        cache: bool,
+        n_targets: int,
+        xp: ModuleType,
+    ) -> None:
+        self.kernel, self.S, self.xp = kernel, S, xp
+        self.fit_intercept = fit_intercept
+        M = S.shape[0]
+        self.run = executor_for(X, xp=xp, row_work=2 * M + n_targets)
+        self.rows = X
+        self.cached = cache
+        if cache:
+            self.rows = self.run.map(self._block, X, tail=(M,), dtype=S.dtype)
+        # The preconditioner's λ-free part: T (upper) of K_MM + δI, and T Tᵀ/M − t̄ t̄ᵀ.
+        K_MM = kernel._evaluate(S, S, xp=xp)
+        K_MM = 0.5 * (K_MM + xp.matrix_transpose(K_MM))
+        self.jitter = landmark_jitter(K_MM, xp=xp)
+        self.T = cholesky(K_MM, xp=xp, lower=False, shift=self.jitter)
+        del K_MM
+        TT = self.T @ xp.matrix_transpose(self.T) / M
+        if fit_intercept:
+            t_mean = xp.sum(self.T, axis=1) / M
+            TT -= t_mean[:, None] * t_mean[None, :]
+        self.TT = 0.5 * (TT + xp.matrix_transpose(TT))
+
+    def _block(self, rows: Array) -> Array:
+        return self.kernel._evaluate(rows, self.S, xp=self.xp)
+
+    def _kernel_rows(self, rows: Array) -> Array:
+        """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached)."""
+        return rows if self.cached else self._block(rows)
+
+    def _pass(
+        self, fn: Callable[..., tuple[Array, ...]], *arrays: Array | None
+    ) -> tuple[Array, ...]:
+        """``fn(kernel block, *row blocks of arrays)`` summed over the row blocks; a None in
+        ``arrays`` is passed as None."""
+        given = [i for i, a in enumerate(arrays) if a is not None]
+
+        def on_blocks(rows: Array, *blocks: Array) -> tuple[Array, ...]:
+            full: list[Array | None] = [None] * len(arrays)
+            for i, block in zip(given, blocks, strict=True):
+                full[i] = block
+            return fn(self._kernel_rows(rows), *full)
+
+        return self.run.sum(on_blocks, self.rows, *(arrays[i] for i in given))
+
+    def weighted(self, y: Array, sample_weight: Array | None) -> WeightedTargets:
+        """The weighted means and right-hand side for targets ``y`` (1-D or 2-D) and weights
+        (None: unit; zeros leave rows out, as a validation fold's): one pass."""
+        xp = self.xp
+        Y = y[:, None] if y.ndim == 1 else y
+        M, dtype, device = self.S.shape[0], self.S.dtype, device_of(self.S)
+
+        def target_sums(y_rows: Array, *w: Array) -> tuple[Array, Array]:
+            if w:
+                return w[0] @ y_rows, xp.sum(w[0])
+            return xp.sum(y_rows, axis=0), xp.asarray(float(y_rows.shape[0]), dtype=dtype)
+
+        weights = () if sample_weight is None else (sample_weight,)
+        y_sums, total = self.run.sum(target_sums, Y, *weights)  # y alone: a cheap pass
+        total = float(total)
+        y_mean = y_sums / total
+        if not self.fit_intercept:
+            y_mean = xp.zeros(Y.shape[1], dtype=dtype, device=device)
+
+        # K_nMᵀ W (y − ȳ) is K_cᵀ W (y − ȳ): the weighted residuals y − ȳ sum to 0.
+        def sums(K: Array, y_rows: Array, w: Array | None) -> tuple[Array, Array]:
+            Kt = xp.matrix_transpose(K)
+            if w is not None:
+                Kt = Kt * w[None, :]
+            return xp.sum(Kt, axis=1), Kt @ (y_rows - y_mean)
+
+        column_sums, rhs = self._pass(sums, Y, sample_weight)
+        mean = (
+            column_sums / total if self.fit_intercept else xp.zeros(M, dtype=dtype, device=device)
+        )
+        return WeightedTargets(Y, sample_weight, total, mean, y_mean, rhs / total)
+
+    def normal_product(self, targets: WeightedTargets, u: Array) -> Array:
+        """``K_cᵀ W K_c u`` (u of shape (M, t)): one pass over the rows, each kernel block
+        centred in the pass."""
+        xp, mean = self.xp, targets.mean
+
+        def product(K: Array, w: Array | None) -> tuple[Array]:
+            if self.fit_intercept:
+                K = K - mean[None, :]
+            Ku = K @ u
+            if w is not None:
+                Ku = Ku * w[:, None]
+            return (xp.matrix_transpose(K) @ Ku,)
+
+        (out,) = self._pass(product, targets.weights)
+        return out
+
+    def solve(
+        self,
+        targets: WeightedTargets,
+        alpha: float,
+        *,
+        tol: float,
+        max_iter: int,
+        start: Array | None = None,
+        monitor: Callable[[int, float], None] | None = None,
+    ) -> PCGSolution:
+        """CG on ``Bᵀ H B γ = Bᵀ r`` at ``α > 0``, from ``β = start`` (a warm start, shape
+        (M, t)) or 0, until every target's residual is at most ``tol`` times its right-hand
+        side's norm, or ``max_iter`` iterations."""
+        xp, T, total = self.xp, self.T, targets.total_weight
+        lam = alpha / total
+        A = cholesky(self.TT, xp=xp, lower=False, shift=lam)
+
+        def precondition(v: Array) -> tuple[Array, Array]:  # (A⁻¹v, B v)
+            a = solve_triangular(A, v, xp=xp, lower=False)
+            return a, solve_triangular(T, a, xp=xp, lower=False)
+
+        def transposed(r: Array) -> Array:  # T⁻ᵀ r
+            return solve_triangular(T, r, xp=xp, lower=False, trans=True)
+
+        def operator(v: Array) -> Array:  # Bᵀ H B v = A⁻ᵀ (T⁻ᵀ K_cᵀWK_c u / Σw + λ A⁻¹ v)
+            a, u = precondition(v)
+            inner = transposed(self.normal_product(targets, u)) / total + lam * a
+            return solve_triangular(A, inner, xp=xp, lower=False, trans=True)
+
+        b = solve_triangular(A, transposed(targets.rhs), xp=xp, lower=False, trans=True)
+        b_norm = xp.sqrt(xp.sum(b * b, axis=0))
+        threshold = tol * b_norm
+        n_iter = 0
+        if start is None:
+            gamma, r = xp.zeros_like(b), b
+        else:
+            gamma = A @ (T @ start)  # B⁻¹ β
+            r = b - operator(gamma)
+            n_iter += 1
+        p = r
+        rs = xp.sum(r * r, axis=0)
+        done = xp.sqrt(rs) <= threshold
+        while not bool(xp.all(done)) and n_iter < max_iter:
+            q = operator(p)
+            n_iter += 1
+            curvature = xp.sum(p * q, axis=0)
+            step = xp.where(done, 0.0, rs / xp.where(done, 1.0, curvature))
+            gamma = gamma + step[None, :] * p
+            r = r - step[None, :] * q
+            rs_new = xp.sum(r * r, axis=0)
+            done = done | (xp.sqrt(rs_new) <= threshold)
+            if monitor is not None:
+                relative = xp.sqrt(rs_new) / xp.where(b_norm > 0, b_norm, 1.0)
+                monitor(n_iter, float(xp.max(relative)))
+            p = r + (rs_new / xp.where(rs > 0, rs, 1.0))[None, :] * p
+            rs = rs_new
+        _, beta = precondition(gamma)
+        intercept = targets.y_mean - targets.mean @ beta
+        return PCGSolution(beta, intercept, n_iter, bool(xp.all(done)))
+
+    def squared_errors(
+        self, targets: WeightedTargets, solutions: list[PCGSolution], weights: Array
+    ) -> list[float]:
+        """``Σ w (K_nM β + b − y)² / Σ w`` (the mean over the targets) of each solution on the
+        rows of positive ``weights`` (a validation fold's): one pass for all."""
+        xp = self.xp
+        t = targets.Y.shape[1]
+        coef = xp.concat([s.coef for s in solutions], axis=1)  # (M, A t)
+        intercept = xp.concat([s.intercept for s in solutions], axis=0)
+
+        def errors(K: Array, Y: Array, w: Array) -> tuple[Array]:
+            residual = K @ coef + intercept[None, :] - xp.concat([Y] * len(solutions), axis=1)
+            return (w @ (residual * residual),)
+
+        (sums,) = self._pass(errors, targets.Y, weights)
+        total = float(xp.sum(weights))
+        return [
+            float(xp.sum(sums[a * t : (a + 1) * t])) / (total * t) for a in range(len(solutions))
+        ]
+
+
+def decision(kernel: Kernel, S: Array, coef: Array, intercept: Array, X: Array, *, xp: ModuleType):
+    """``k(X, S) β + b`` in row blocks (lazily on Dask)."""
+    tail = () if coef.ndim == 1 else (coef.shape[1],)
+    run = executor_for(X, xp=xp, row_work=S.shape[0])
+    return run.map(
+        lambda rows: kernel._evaluate(rows, S, xp=xp) @ coef + intercept,
+        X,
+        tail=tail,
+        dtype=coef.dtype,
+    )

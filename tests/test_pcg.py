@@ -1,0 +1,270 @@
+"""Nyström kernel ridge by preconditioned CG (``solver="pcg"``), against dense solves of its
+problem and against the in-memory Nyström solve (``solver="direct"``)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from lrkl import (
+    LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
+    LowRankRidgeCV,
+)
+from lrkl._backend import to_numpy
+from lrkl.kernel_ridge._pcg import NystromSystem, factor_bytes
+from lrkl.kernels import Gaussian, Linear
+
+
+def _data(n=600, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+def _gauss(A, B, gamma):
+    d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+    return np.exp(-gamma * d2)
+
+
+def _dense_problem(X, Y, w, centres, gamma, alpha, fit_intercept):
+    """β, b minimising Σ w (K β + b − y)² + α βᵀ(K_MM + δI)β, by a dense least-squares solve of
+    the stacked system [√W [K 1]; √α R 0] (R the Cholesky factor of K_MM + δI)."""
+    K = _gauss(X, centres, gamma)
+    K_MM = _gauss(centres, centres, gamma)
+    M = centres.shape[0]
+    delta = M * np.finfo(float).eps * K_MM.diagonal().max()
+    R = np.linalg.cholesky(K_MM + delta * np.eye(M)).T
+    root = np.sqrt(w)[:, None]
+    design = np.hstack([K, np.ones((X.shape[0], 1))]) if fit_intercept else K
+    penalty = np.hstack([R, np.zeros((M, 1))]) if fit_intercept else R
+    A = np.vstack([root * design, np.sqrt(alpha) * penalty])
+    rhs = np.vstack([root * Y, np.zeros((M, Y.shape[1]))])
+    solution = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    beta = solution[:M]
+    b = solution[M] if fit_intercept else np.zeros(Y.shape[1])
+    return beta, b
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_targets", [1, 2])
+def test_pcg_solves_the_dense_problem(fit_intercept, weighted, n_targets):
+    X, y = _data(n=300)
+    rng = np.random.default_rng(3)
+    Y = np.c_[y, 2 * y + rng.normal(size=300)][:, :n_targets]
+    w = rng.uniform(0.2, 3.0, size=300) if weighted else None
+    gamma, alpha, M = 0.3, 0.05, 60
+    centres = X[check_random_state(0).permutation(300)[:M]]
+    model = LowRankRidge(
+        [Gaussian(gamma=gamma)],
+        rank=M,
+        alpha=alpha,
+        fit_intercept=fit_intercept,
+        random_state=0,
+        solver="pcg",
+        pcg_tol=1e-12,
+        pcg_max_iter=500,
+    ).fit(X, Y if n_targets > 1 else y, sample_weight=w)
+    beta, b = _dense_problem(
+        X, Y, np.ones(300) if w is None else w, centres, gamma, alpha, fit_intercept
+    )
+    np.testing.assert_array_equal(model.centers_, centres)
+    coef = model.dual_coef_ if n_targets > 1 else model.dual_coef_[:, None]
+    scores = _gauss(X, centres, gamma)
+    # the predictions (β itself is determined only up to K_MM's near-null directions)
+    np.testing.assert_allclose(scores @ coef + model.intercept_, scores @ beta + b, atol=1e-7)
+    assert model.solver_ == "pcg" and model.rank_ == (M,) and model.n_iter_ >= 1
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.1])
+def test_pcg_agrees_with_the_in_memory_nystrom_solve(alpha):
+    X, y = _data(n=2000, d=6)
+    y = 50.0 + 20.0 * y  # raw targets
+    kw = {"kernels": [Gaussian()], "rank": 300, "alpha": alpha, "random_state": 0}
+    direct = LowRankRidge(**kw).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        pcg = LowRankRidge(**kw, solver="pcg").fit(X, y)
+    spread = np.ptp(direct.predict(X))
+    assert direct.solver_ == "direct" and pcg.solver_ == "pcg"
+    assert np.abs(pcg.predict(X) - direct.predict(X)).max() <= 1e-6 * spread
+    assert pcg.kernels_[0].gamma == direct.kernels_[0].gamma
+
+
+def test_constant_weights_are_the_unweighted_fit_at_a_scaled_alpha():
+    X, y = _data(n=500)
+    kw = {"rank": 80, "random_state": 0, "solver": "pcg"}
+    weighted = LowRankRidge(alpha=0.4, **kw).fit(X, y, sample_weight=np.full(500, 4.0))
+    plain = LowRankRidge(alpha=0.1, **kw).fit(X, y)
+    assert weighted.n_iter_ == plain.n_iter_
+    np.testing.assert_allclose(weighted.predict(X), plain.predict(X), rtol=0, atol=1e-12)
+
+
+def test_the_kernel_cache_changes_nothing_but_rounding():
+    X, y = _data(n=700)
+    n, M = 700, 90
+    cached = LowRankRidge(rank=M, random_state=0, solver="pcg").fit(X, y)
+    # a budget that holds the factors but not the n × M cache: blocks recomputed per pass
+    budget = factor_bytes(M) + n * M * 8 // 2
+    recomputed = LowRankRidge(rank=M, random_state=0, solver="pcg", memory_budget=budget)
+    recomputed.fit(X, y)
+    np.testing.assert_allclose(recomputed.predict(X), cached.predict(X), atol=1e-10)
+    assert recomputed.n_iter_ == cached.n_iter_
+
+
+def test_warm_start_takes_fewer_iterations():
+    X, y = _data(n=800)
+    from lrkl.kernels import check_kernels
+
+    kernel = check_kernels([Gaussian()], X)[0]
+    S = X[:100]
+    system = NystromSystem(kernel, X, S, fit_intercept=True, cache=True, n_targets=1, xp=np)
+    targets = system.weighted(y, None)
+    cold = system.solve(targets, 0.1, tol=1e-8, max_iter=300)
+    near = system.solve(targets, 0.12, tol=1e-8, max_iter=300)
+    warm = system.solve(targets, 0.1, tol=1e-8, max_iter=300, start=near.coef)
+    assert cold.converged and warm.converged
+    assert warm.n_iter < cold.n_iter
+    np.testing.assert_allclose(warm.coef, cold.coef, rtol=1e-5, atol=1e-8)
+
+
+def test_the_iteration_cap_warns_and_verbose_reports(capsys):
+    X, y = _data(n=400)
+    model = LowRankRidge(rank=60, alpha=1e-4, solver="pcg", pcg_max_iter=2, verbose=1)
+    with pytest.warns(ConvergenceWarning, match="pcg_max_iter"):
+        model.fit(X, y)
+    assert model.n_iter_ == 2
+    assert "pcg iteration 2: relative residual" in capsys.readouterr().err
+
+
+def test_auto_chooses_pcg_where_the_features_exceed_the_budget():
+    X, y = _data(n=1000)
+    n, M = 1000, 200
+    budget = n * M * 8 - 1  # the features do not fit; the factors and the cache do not either
+    model = LowRankRidge(rank=M, random_state=0, memory_budget=budget).fit(X, y)
+    assert model.solver_ == "pcg"
+    direct = LowRankRidge(rank=M, random_state=0).fit(X, y)
+    assert direct.solver_ == "direct"
+    assert not hasattr(direct, "dual_coef_") and not hasattr(model, "coef_")
+    np.testing.assert_allclose(model.predict(X), direct.predict(X), atol=1e-5)
+    # ICD cannot take pcg: the features' MemoryError, as before
+    with pytest.raises(MemoryError, match="memory_budget"):
+        LowRankRidge(rank=M, method="icd", memory_budget=budget).fit(X, y)
+
+
+def test_a_refit_with_another_solver_drops_the_other_model():
+    X, y = _data(n=300)
+    model = LowRankRidge(rank=40, random_state=0, solver="pcg").fit(X, y)
+    model.set_params(solver="direct").fit(X, y)
+    assert not hasattr(model, "dual_coef_") and not hasattr(model, "centers_")
+    model.set_params(solver="pcg").fit(X, y)
+    assert not hasattr(model, "coef_") and not hasattr(model, "features_")
+    with pytest.raises(ValueError, match="holds no features"):
+        model.features(X)
+
+
+@pytest.mark.parametrize(
+    ("params", "needs"),
+    [
+        ({"method": "icd"}, "method='nystrom'"),
+        ({"kernels": [Gaussian(), Linear()]}, "one kernel"),
+        ({"centres": "leverage"}, "centres='uniform'"),
+        ({"alpha": 0.0}, "alpha > 0"),
+    ],
+)
+def test_pcg_refuses_what_it_cannot_solve(params, needs):
+    X, y = _data(n=100)
+    with pytest.raises(ValueError, match=f"solver='pcg' needs {needs}"):
+        LowRankRidge(rank=10, solver="pcg", **params).fit(X, y)
+
+
+def test_pcg_refuses_factors_beyond_the_budget_before_allocating():
+    X, y = _data(n=300)
+    with pytest.raises(MemoryError, match="three 200 × 200 float64 factors"):
+        LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200) - 1).fit(X, y)
+
+
+def test_pcg_fits_on_a_dask_x_as_in_memory():
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=900)
+    kw = {"rank": 100, "random_state": 0, "solver": "pcg"}
+    memory = LowRankRidge(**kw).fit(X, y)
+    lazy = LowRankRidge(**kw).fit(da.from_array(X, chunks=(250, -1)), da.from_array(y, 250))
+    assert lazy.n_iter_ == memory.n_iter_
+    np.testing.assert_allclose(to_numpy(lazy.dual_coef_), memory.dual_coef_, atol=1e-9)
+    predicted = lazy.predict(da.from_array(X, chunks=(250, -1)))
+    np.testing.assert_allclose(np.asarray(predicted.compute()), memory.predict(X), atol=1e-9)
+
+
+def test_pcg_runs_on_every_backend(backend):
+    X, y = _data(n=300)
+    kw = {"rank": 40, "random_state": 0, "solver": "pcg", "pcg_tol": 1e-11, "pcg_max_iter": 300}
+    reference = LowRankRidge(**kw).fit(X, y)
+    model = LowRankRidge(**kw)
+    model.fit(backend.asarray(X), backend.asarray(y))
+    predicted = model.predict(backend.asarray(X))
+    assert type(predicted) is type(backend.asarray(y))
+    np.testing.assert_allclose(to_numpy(predicted), reference.predict(X), atol=1e-8)
+
+
+def test_cv_validates_each_alpha_on_held_out_rows():
+    X, y = _data(n=500)
+    alphas = (10.0, 1.0, 0.1)
+    model = LowRankRidgeCV(
+        rank=60, alphas=alphas, random_state=0, solver="pcg", gamma_factors=None, pcg_tol=1e-10
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice on the grid's end
+        model.fit(X, y)
+    # the hold-out: ShuffleSplit(1, test_size=0.2) on the landmarks' seed
+    from sklearn.model_selection import ShuffleSplit
+
+    train, test = next(ShuffleSplit(1, test_size=0.2, random_state=0).split(X))
+    centres = model.centers_
+    gamma = model.kernels_[0].gamma
+    w = np.zeros(500)
+    w[train] = 1.0
+    expected = []
+    for alpha in alphas:
+        beta, b = _dense_problem(X, y[:, None], w, centres, gamma, alpha, True)
+        residual = _gauss(X[test], centres, gamma) @ beta + b - y[test, None]
+        expected.append(float(np.mean(residual**2)))
+    got = [row[0] for row in model.mse_path_]
+    np.testing.assert_allclose(got, expected, rtol=1e-3)  # the path is solved to 1e-4
+    assert model.alpha_ == alphas[int(np.argmin(expected))]
+    full = LowRankRidge(rank=60, alpha=model.alpha_, random_state=0, solver="pcg")
+    full.set_params(kernels=model.kernels_, pcg_tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(model.predict(X), full.predict(X), atol=1e-6)
+
+
+def test_cv_default_grid_and_width_search_with_pcg():
+    X, y = _data(n=1500, d=5)
+    model = LowRankRidgeCV(rank=150, random_state=0, solver="pcg").fit(X, y)
+    assert len(model.alphas_) == 5 and model.alpha_ in model.alphas_
+    assert model.width_search_ is not None and model.width_search_["rows"] == 1000
+    direct = LowRankRidgeCV(rank=150, random_state=0).fit(X, y)
+    assert model.kernels_[0].gamma == direct.kernels_[0].gamma  # the same search
+    rng = np.random.default_rng(9)
+    X_test = rng.normal(size=(1000, 5))
+    y_test = np.sin(2 * X_test[:, 0]) + X_test[:, 1] * X_test[:, 2]
+    assert model.score(X_test, y_test) >= direct.score(X_test, y_test) - 0.02
+
+
+def test_ridge_classifiers_with_pcg():
+    X, y = _data(n=800)
+    labels = np.where(y > 0.5, "high", np.where(y < -0.5, "low", "mid"))
+    kw = {"rank": 100, "random_state": 0}
+    direct = LowRankRidgeClassifier(**kw).fit(X, labels)
+    pcg = LowRankRidgeClassifier(**kw, solver="pcg").fit(X, labels)
+    np.testing.assert_allclose(pcg.decision_function(X), direct.decision_function(X), atol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice on the grid's end
+        cv = LowRankRidgeClassifierCV(**kw, solver="pcg", gamma_factors=None).fit(X, labels)
+    assert list(cv.classes_) == ["high", "low", "mid"] and cv.score(X, labels) > 0.6
