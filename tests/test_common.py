@@ -56,6 +56,9 @@ ESTIMATORS = [
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="csi", lookahead=2),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], method="nystrom", random_state=0),
     LowRankRidge(TWO_KERNELS, rank=[3, 10], random_state=0, centres="leverage"),
+    LowRankRidge(random_state=0, solver="pcg"),
+    LowRankRidgeCV(random_state=0, solver="pcg"),
+    LowRankRidgeClassifierCV(random_state=0, solver="pcg"),
     LowRankRidgeCV(TWO_KERNELS, rank=[3, 10], n_alphas=5),
     LowRankRidgeClassifier(TWO_KERNELS, rank=[3, 10]),
     LowRankRidgeClassifier(

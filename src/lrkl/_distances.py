@@ -13,6 +13,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
+from array_api_compat import is_numpy_namespace
+
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
 from lrkl._typing import Array
@@ -53,20 +55,30 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
     return Xc, Zc
 
 
-def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -> Array:
-    """``−γ‖x_i − z_j‖²`` (``≤ 0``), translation-invariant in floating point.
+#: Rows per chunk of a NumPy kernel block: the GEMM writes each chunk and the elementwise
+#: passes (the norms, the clip, ``exp``) run on it while it is in cache, not over the whole
+#: block in memory (a 10⁴ × 5·10³ Gaussian block, d = 10, on one core: 101 ms, from 179 ms).
+CHUNK_ROWS = 128
+
+
+def neg_squared_distances(
+    X: Array, Z: Array, gamma: float, *, xp: ModuleType, exp: bool = False
+) -> Array:
+    """``−γ‖x_i − z_j‖²`` (``≤ 0``), translation-invariant in floating point; with ``exp``,
+    ``exp(−γ‖x_i − z_j‖²)`` (the Gaussian kernel), computed in the same pass.
 
     The rows are centred about the mean of Z's rows and scaled by ``√(2γ)`` (:func:`centred`)
     before the GEMM expansion ``2xᵀz − ‖x‖² − ‖z‖²``, so that nothing cancels at large offsets
     (``X + 1e8``) and nothing under- or overflows at extreme scales (``X · 1e±150`` with
     ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
-    is memory traffic, not arithmetic, that a block of kernel values costs.
+    is memory traffic, not arithmetic, that a block of kernel values costs; on NumPy, chunks of
+    :data:`CHUNK_ROWS` rows are finished one after the other while they are in cache.
     """
     if Z.shape[0] == 1 and Z is not X:  # one column (a pivot's): the differences themselves
-        return _distances_to_row(X, Z, gamma, xp=xp)
+        return _finish(_distances_to_row(X, Z, gamma, xp=xp), exp, xp=xp)
     root = math.sqrt(2.0 * gamma)
     if root >= float(xp.finfo(X.dtype).max):  # √(2γ) itself is not a number of the dtype
-        return _distances_far(X, Z, gamma, xp=xp)
+        return _finish(_distances_far(X, Z, gamma, xp=xp), exp, xp=xp)
     with warnings.catch_warnings():  # an overflow to inf here is told from the norms below
         warnings.simplefilter("ignore", RuntimeWarning)
         A, B = centred(X, Z, root, xp=xp)
@@ -76,12 +88,38 @@ def neg_squared_distances(X: Array, Z: Array, gamma: float, *, xp: ModuleType) -
     # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
     # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
     if float(xp.max(half_norms_A) + xp.max(half_norms_B)) * xp.finfo(A.dtype).eps >= 1e-3:
-        return _distances_far(X, Z, gamma, xp=xp)
+        return _finish(_distances_far(X, Z, gamma, xp=xp), exp, xp=xp)
+    if is_numpy_namespace(xp) and B is not A:  # (k(X, X) stays one SYRK: exactly symmetric)
+        return _numpy_chunks(A, B, half_norms_A, half_norms_B, exp)
     d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
     d -= half_norms_A[:, None]
     d -= half_norms_B[None, :]
     # not clip: array-api-compat's wrapper of it costs more than the block's own arithmetic
-    return xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))
+    d = xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))  # (the GEMM's freed)
+    return _finish(d, exp, xp=xp)
+
+
+def _finish(d: Array, exp: bool, *, xp: ModuleType) -> Array:
+    return xp.exp(d) if exp else d
+
+
+def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
+    """:func:`neg_squared_distances`' expansion on NumPy rows ``A`` and ``B`` (centred and
+    scaled), chunk by chunk of rows: each chunk written by the GEMM, then finished in place."""
+    import numpy as np
+
+    out = np.empty((A.shape[0], B.shape[0]), dtype=np.result_type(A, B))
+    B_t = B.T  # the operands of the unchunked product: its kernel, its rounding
+    for start in range(0, A.shape[0], CHUNK_ROWS):
+        rows = slice(start, start + CHUNK_ROWS)
+        chunk = out[rows]
+        np.matmul(A[rows], B_t, out=chunk)
+        chunk -= half_A[rows, None]
+        chunk -= half_B[None, :]
+        np.minimum(chunk, 0.0, out=chunk)
+        if exp:
+            np.exp(chunk, out=chunk)
+    return out
 
 
 def _distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:

@@ -398,7 +398,7 @@ class Gaussian(Kernel):
         return None if _is_scale(self.gamma) else 1.0 / (2.0 * self.gamma)
 
     def _evaluate(self, X: Array, Z: Array, *, xp: ModuleType) -> Array:
-        return xp.exp(neg_squared_distances(X, Z, self.gamma, xp=xp))
+        return neg_squared_distances(X, Z, self.gamma, xp=xp, exp=True)
 
     def _diag(self, X: Array, *, xp: ModuleType) -> Array:
         return xp.ones(X.shape[0], dtype=X.dtype, device=device_of(X))

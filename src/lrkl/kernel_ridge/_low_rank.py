@@ -91,17 +91,48 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         means half of the memory of X's device (the host's for NumPy arrays). A default rank is
         cut to fit it; a given rank whose features exceed it raises a MemoryError before
         anything is allocated. A Dask ``X``'s features are computed in passes and not held.
+        With ``solver="pcg"`` it bounds the M × M factors (``24 M²`` bytes) and decides
+        whether the n × M kernel block is cached (in X's dtype) or recomputed in every
+        iteration.
+    solver : {"auto", "direct", "pcg"}, default="auto"
+        ``"direct"``: the n × k features in memory and their ridge problem solved by a
+        Cholesky factorisation of ``ZᵀZ`` (``O(n k²)``). ``"pcg"``: Nyström with one kernel
+        by preconditioned conjugate gradients (Falkon's preconditioner, with α, weights and
+        the unpenalised intercept as here), without the n × M features: ``O(M²)`` memory
+        besides an optional cache of the kernel block, one pass over the rows per iteration
+        (docs: "Large data"); it needs ``method="nystrom"``, one kernel,
+        ``centres="uniform"`` and ``alpha > 0``, and solves the same problem as
+        ``"direct"`` (both regularise the centres' kernel block as ``K_MM + δ I``,
+        ``δ = M ε ‖K_MM‖_∞``). ``"auto"``: ``"direct"`` where the features fit
+        ``memory_budget``, else ``"pcg"`` where it applies and its factors fit, else
+        ``"direct"`` (a default rank cut to the budget, a given one refused).
+    pcg_tol : float, default=1e-7
+        pcg: stop when every target's residual of the preconditioned system is at most
+        ``pcg_tol`` times its right-hand side (1e-7 put the predictions within 1e-6 of their
+        spread from the direct solve's on the docs' regression sets).
+    pcg_max_iter : int, default=100
+        pcg: the cap on the iterations, each one pass over the rows; reaching it warns.
+    verbose : int, default=0
+        pcg: print each iteration's relative residual to stderr.
 
     Attributes
     ----------
+    solver_ : {"direct", "pcg"}
+        The solver used (``solver``, or what ``"auto"`` chose).
     features_ : lrkl.lowrank.LowRankFeatures
-        The fitted feature map.
+        The fitted feature map (``solver_ == "direct"``).
     factors_ : list of lrkl.lowrank.LowRankFactor
-        One factor per kernel (``features_.factors_``).
+        One factor per kernel (``features_.factors_``; direct).
     rank_ : tuple of int
-        Number of columns of each kernel's factor.
+        Number of columns of each kernel's factor (pcg: the number of centres).
     coef_ : array of shape ``(sum(rank_),)`` or ``(sum(rank_), n_targets)``
-        Ridge coefficients of the stacked features.
+        Ridge coefficients of the stacked features (direct).
+    centers_ : array of shape (M, n_features)
+        pcg: the centres, uniform rows of X drawn as the direct solve's landmarks are.
+    dual_coef_ : array of shape (M,) or (M, n_targets)
+        pcg: the coefficients ``β`` of the expansion ``k(x, centers_) β + intercept_``.
+    n_iter_ : int
+        pcg: the iterations of the fit.
     intercept_ : array of shape () or (n_targets,)
     kernels_ : list of Kernel
     n_features_in_ : int
@@ -233,10 +264,23 @@ class LowRankRidgeCV(LowRankRidge):
     Leave-one-out keeps the features of all the rows: with ``method="csi"``, whose pivots look
     at ``y``, it is optimistic; ``cv=5`` refits the features on each training fold.
 
+    With ``solver="pcg"`` (or ``"auto"`` where the features exceed the memory budget) there is
+    no exact leave-one-out: each α of the grid is fitted on all the rows but a held-out
+    :data:`~lrkl.kernel_ridge._low_rank_pcg.PCG_HOLDOUT` (20 %, drawn with the landmarks'
+    seed, stratified for the classifiers; ``cv`` gives folds instead), from the largest α
+    down, each fit warm-started from the previous one and solved to a relative residual of
+    1e-4 (``pcg_tol`` where larger), and validated on the held-out rows; the centres, their
+    factorisation and the kernel cache are shared by every α, fold and the final fit, which
+    is warm-started from the chosen α's. The default grid has 5 values,
+    ``10⁻² … 10⁻⁷`` times the kernel's weighted trace ``Σ w_i k(x_i, x_i)`` (which bounds the
+    features' largest eigenvalue, without an eigendecomposition); ``n_alphas`` and ``eps``
+    are the leave-one-out grid's. A width search compares its widths on at most 1 000 rows
+    with the direct solve, as without pcg, and pcg then fits the chosen width.
+
     Parameters
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres
+    memory_budget, centres, solver, pcg_tol, pcg_max_iter, verbose
         As for :class:`LowRankRidge`; the width search holds two widths' features at once.
         With ``centres="leverage"`` the width and ``α`` are chosen on the uniform centres
         (``mse_path_`` and ``width_search_`` are theirs), and the model is then fitted at
@@ -250,8 +294,9 @@ class LowRankRidgeCV(LowRankRidge):
     eps : float, default=1e-8
         Ratio ``α_min / α_max`` of the default grid, in (0, 1).
     cv : None, int or cross-validation splitter, default=None
-        ``None``: exact leave-one-out on the features of all the rows; otherwise as in
-        scikit-learn (``KFold`` for an int), with the features refitted per fold.
+        ``None``: exact leave-one-out on the features of all the rows (pcg: one hold-out of
+        20 % of the rows); otherwise as in scikit-learn (``KFold`` for an int), with the
+        features refitted per fold (pcg: the centres kept, the fit on each training fold).
     gamma_factors : sequence of float or None, default=(0.25, 0.5, 1, 2, 4)
         The width search: with one kernel whose ``gamma`` is ``"scale"`` (such as
         ``kernels=["rbf"]``), its features and α path are computed at ``γ = f·γ₀`` for each
@@ -278,13 +323,14 @@ class LowRankRidgeCV(LowRankRidge):
     alphas_ : tuple of float
         The grid, from the largest ``α`` to the smallest.
     mse_path_ : tuple of tuple of float
-        Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out),
-        at the chosen width.
+        Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out
+        or pcg's hold-out), at the chosen width.
     width_search_ : dict or None
         With a width search: ``"gamma"``, the widths searched; ``"alphas"``, each width's α
         grid; ``"mse"``, each width's mean validation MSE per α; ``"rows"``, the number of rows
         they were compared on. None without one.
-    features_, factors_, rank_, coef_, intercept_, kernels_, n_features_in_
+    solver_, features_, factors_, rank_, coef_, centers_, dual_coef_, n_iter_, intercept_
+    kernels_, n_features_in_
         Of the refit on all the data with ``alpha_``, as for :class:`LowRankRidge`.
 
     Examples

@@ -45,8 +45,9 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
     Parameters
     ----------
     kernels, rank, method, alpha, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres
-        As for :class:`LowRankRidge`.
+    memory_budget, centres, solver, pcg_tol, pcg_max_iter, verbose
+        As for :class:`LowRankRidge` (with ``solver="pcg"`` every class's ±1 targets share
+        each pass over the rows).
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes in the squared loss, multiplying ``sample_weight``:
         ``{label: weight}``, or ``"balanced"`` for ``n_samples / (n_classes · count)``
@@ -58,9 +59,10 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         The class labels, sorted.
     coef_ : array of shape ``(sum(rank_),)`` or ``(sum(rank_), n_classes)``
         Ridge coefficients of the stacked features: one column per class, or one for two
-        classes.
+        classes (direct; pcg: ``dual_coef_`` of shape (M,) or (M, n_classes)).
     intercept_ : array of shape () or (n_classes,)
-    features_, factors_, rank_, kernels_, n_features_in_
+    solver_, features_, factors_, rank_, centers_, dual_coef_, n_iter_, kernels_
+    n_features_in_
         As for :class:`LowRankRidge`.
 
     Examples
@@ -199,8 +201,8 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
     memory_budget
         As for :class:`LowRankRidge`.
-    alphas, n_alphas, eps, cv, gamma_factors, centres
-        As for :class:`LowRankRidgeCV` (the width search included).
+    alphas, n_alphas, eps, cv, gamma_factors, centres, solver, pcg_tol, pcg_max_iter, verbose
+        As for :class:`LowRankRidgeCV` (the width search and pcg's hold-out included).
     class_weight
         As for :class:`LowRankRidgeClassifier`.
 
@@ -215,7 +217,8 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         chosen width.
     width_search_ : dict or None
         As for :class:`LowRankRidgeCV`.
-    classes_, coef_, intercept_, features_, factors_, rank_, kernels_, n_features_in_
+    classes_, coef_, intercept_, solver_, features_, factors_, rank_, centers_, dual_coef_
+    n_iter_, kernels_, n_features_in_
         Of the refit on all the data with ``alpha_``, as for
         :class:`LowRankRidgeClassifier`.
 

@@ -83,9 +83,9 @@ class _LowRankRidgeModel(_PCGFit):
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        if self._solver(X) == "pcg":
+        if self._solver(X) == "pcg":  # kernel blocks in X's dtype, the rest at least float64
             model_dtype = X.dtype
-            X, y = widened(X, y, xp=xp)
+            y = widened(y, xp=xp)[0]
             sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
             kernel = check_kernels(self._kernels(), X)[0]
             system = self._pcg_system(kernel, X, y, self.random_state, xp=xp)
@@ -121,7 +121,7 @@ class _LowRankRidgeModel(_PCGFit):
         # In float64, the model kept in X's dtype: at rank=None the tolerance, not the rank,
         # ends each factor, and float32's floor n·ε·max K_ii ended it early (18 columns against
         # 26 on 30 rows of float16 data: test R² 0.079 from the float64 fit of the same values).
-        model_dtype = X.dtype
+        model_dtype, X_given = X.dtype, X  # pcg's kernel blocks are in X's dtype
         X, y = widened(X, y, xp=xp)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         # Unit-scale y and weights before anything is squared (_scaling): the path and its
@@ -190,7 +190,15 @@ class _LowRankRidgeModel(_PCGFit):
             if pcg:
                 held = None
                 chosen = self._pcg_path(
-                    widths[best], X, y, sample_weight, w_scale, folds, random_state, labels, xp=xp
+                    widths[best],
+                    X_given,
+                    y,
+                    sample_weight,
+                    w_scale,
+                    folds,
+                    random_state,
+                    labels,
+                    xp=xp,
                 )
             elif subsample is None and held[0] == best:
                 chosen = held[1]
@@ -227,7 +235,7 @@ class _LowRankRidgeModel(_PCGFit):
             start = chosen.solutions[alphas.index(self.alpha_)].coef
             targets = system.weighted(y, sample_weight)
             solution = self._pcg_solve(system, targets, alpha, start=start)
-            self._store_pcg(system, solution, X, y, y_scale, model_dtype, xp=xp)
+            self._store_pcg(system, solution, X_given, y, y_scale, model_dtype, xp=xp)
             return
         problem, solver = chosen.problem, chosen.solver
         if leverage:  # α and the width stay those chosen on the uniform centres

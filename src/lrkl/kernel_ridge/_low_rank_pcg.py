@@ -5,6 +5,7 @@ classifiers through :class:`~lrkl.kernel_ridge._low_rank_model._LowRankRidgeMode
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -19,7 +20,7 @@ from lrkl.kernel_ridge._budget import DEFAULT_CENTRES, memory_budget_of
 from lrkl.kernel_ridge._pcg import NystromSystem, PCGSolution, factor_bytes
 from lrkl.kernel_ridge._scaling import require_representable
 from lrkl.kernels import Kernel, check_kernels
-from lrkl.lowrank._features import per_kernel_ranks
+from lrkl.lowrank._features import has_centres, per_kernel_ranks
 
 #: The values of the family's ``solver``: the features in memory and a direct solve of their
 #: ridge problem, Nyström by preconditioned CG (:mod:`lrkl.kernel_ridge._pcg`), or the first
@@ -61,7 +62,7 @@ class _PCGFit:
     def _pcg_refusal(self) -> str | None:
         """Why pcg does not apply to this estimator's parameters (None where it does)."""
         n_kernels = 1 if self.kernels is None else len(self.kernels)
-        if self.method != "nystrom":
+        if not has_centres(self.method):
             return f"method='nystrom' (received method={self.method!r})"
         if n_kernels != 1:
             return f"one kernel (received {n_kernels})"
@@ -80,8 +81,9 @@ class _PCGFit:
 
     def _solver(self, X: Array) -> str:
         """``"direct"`` or ``"pcg"``: ``solver``, or for ``"auto"`` pcg where the features of
-        one map would exceed the memory budget and pcg applies (a Dask X's features are never
-        held: direct)."""
+        one map would exceed the memory budget, pcg applies and its M × M factors fit the
+        budget (else direct, which cuts a default rank to the budget or refuses a given one;
+        a Dask X's features are never held: direct)."""
         refusal = self._pcg_refusal()
         if self.solver == "pcg" and refusal is not None:
             msg = f"{type(self).__name__}: solver='pcg' needs {refusal}"
@@ -91,9 +93,12 @@ class _PCGFit:
         if refusal is not None or executor_for(X).lazy:
             return "direct"
         budget = memory_budget_of(self.memory_budget, X)
-        itemsize = xp_itemsize(X)
-        fits = budget is None or X.shape[0] * self._n_centres(X) * itemsize <= budget
-        return "direct" if fits else "pcg"
+        with warnings.catch_warnings():  # a clipped rank is said by the fit
+            warnings.simplefilter("ignore", UserWarning)
+            M = self._n_centres(X)
+        if budget is None or X.shape[0] * M * xp_itemsize(X) <= budget:
+            return "direct"
+        return "pcg" if factor_bytes(M) <= budget else "direct"
 
     def _pcg_system(
         self, kernel: Kernel, X: Array, y: Array, random_state: Any, *, xp: Any
@@ -113,7 +118,7 @@ class _PCGFit:
                 "larger memory_budget."
             )
             raise MemoryError(msg)
-        cache = budget is None or factors + n * M * 8 <= budget
+        cache = budget is None or factors + n * M * xp_itemsize(X) <= budget
         rows = [int(i) for i in check_random_state(random_state).permutation(n)[:M]]
         n_targets = 1 if y.ndim == 1 else y.shape[1]
         return NystromSystem(
@@ -197,22 +202,22 @@ class _PCGFit:
             holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
             target = y if labels is None else labels
             folds = cv_folds(holdout, X, target, None, classifier=labels is not None)
-        n, device = X.shape[0], device_of(X)
-        weights = (
-            xp.ones(n, dtype=X.dtype, device=device) if sample_weight is None else sample_weight
-        )
+        n = X.shape[0]
+        weights = sample_weight
+        if weights is None:
+            weights = xp.ones(n, dtype=system.wide, device=device_of(X))
         if self.alphas is not None:
             alphas = check_grid(self.alphas, name="alphas")
             internal = tuple(a / w_scale for a in alphas)
         else:  # from the weighted kernel's trace, which bounds the features' largest eigenvalue
-            top = float(xp.sum(weights * kernel._diag(X, xp=xp)))
+            top = float(xp.sum(weights * xp.astype(kernel._diag(X, xp=xp), system.wide)))
             internal = tuple(top * 10.0**e for e in PCG_GRID_EXPONENTS) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
         require_representable(alphas, internal, w_scale)
         order = sorted(range(len(internal)), key=lambda i: -internal[i])
         per_fold, kept = [], None
         for train, test in folds:
-            w_tr, w_te = (weights * _row_mask(rows, n, X, xp=xp) for rows in (train, test))
+            w_tr, w_te = (weights * _row_mask(rows, weights, xp=xp) for rows in (train, test))
             require_fold_weights(w_tr, w_te, xp=xp)
             targets = system.weighted(y, w_tr)
             solutions: list[Any] = [None] * len(internal)
@@ -231,11 +236,12 @@ class _PCGFit:
         return _PCGPath(system, alphas, internal, per_fold, kept)
 
 
-def _row_mask(rows: Any, n: int, X: Array, *, xp: Any) -> Array:
-    """1 on the row numbers ``rows`` of X's ``n`` rows, 0 elsewhere, in X's dtype and place."""
-    mask = np.zeros(n)
+def _row_mask(rows: Any, like: Array, *, xp: Any) -> Array:
+    """1 on the row numbers ``rows``, 0 elsewhere: an array of the shape, dtype and device of
+    the n-vector ``like``."""
+    mask = np.zeros(like.shape[0])
     mask[np.asarray(rows)] = 1.0
-    return xp.asarray(mask, dtype=X.dtype, device=device_of(X))
+    return xp.asarray(mask, dtype=like.dtype, device=device_of(like))
 
 
 def xp_itemsize(X: Array) -> int:

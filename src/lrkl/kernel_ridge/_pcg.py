@@ -31,7 +31,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import NamedTuple
 
-from lrkl._backend import device_of
+from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for
 from lrkl._linalg import cholesky, solve_triangular
 from lrkl._typing import Array
@@ -90,13 +90,17 @@ class NystromSystem:
         self.kernel, self.S, self.xp = kernel, S, xp
         self.fit_intercept = fit_intercept
         M = S.shape[0]
-        self.run = executor_for(X, xp=xp, row_work=2 * M + n_targets)
+        # Kernel blocks (and the cache) in X's dtype; everything else in `wide`, at least
+        # float64: each block is widened in the pass that reads it.
+        self.wide = wide = widest_float(xp, device_of(X))
+        self.run = executor_for(X, xp=xp, row_work=3 * M + n_targets)
         self.rows = X
         self.cached = cache
         if cache:
-            self.rows = self.run.map(self._block, X, tail=(M,), dtype=S.dtype)
+            self.rows = self.run.map(self._block, X, tail=(M,), dtype=X.dtype)
         # The preconditioner's λ-free part: T (upper) of K_MM + δI, and T Tᵀ/M − t̄ t̄ᵀ.
-        K_MM = kernel._evaluate(S, S, xp=xp)
+        S_wide = S if S.dtype == wide else xp.astype(S, wide)
+        K_MM = kernel._evaluate(S_wide, S_wide, xp=xp)
         K_MM = 0.5 * (K_MM + xp.matrix_transpose(K_MM))
         self.jitter = landmark_jitter(K_MM, xp=xp)
         self.T = cholesky(K_MM, xp=xp, lower=False, shift=self.jitter)
@@ -111,8 +115,10 @@ class NystromSystem:
         return self.kernel._evaluate(rows, self.S, xp=self.xp)
 
     def _kernel_rows(self, rows: Array) -> Array:
-        """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached)."""
-        return rows if self.cached else self._block(rows)
+        """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached), in
+        the wide dtype."""
+        block = rows if self.cached else self._block(rows)
+        return block if block.dtype == self.wide else self.xp.astype(block, self.wide)
 
     def _pass(
         self, fn: Callable[..., tuple[Array, ...]], *arrays: Array | None
@@ -134,7 +140,7 @@ class NystromSystem:
         (None: unit; zeros leave rows out, as a validation fold's): one pass."""
         xp = self.xp
         Y = y[:, None] if y.ndim == 1 else y
-        M, dtype, device = self.S.shape[0], self.S.dtype, device_of(self.S)
+        M, dtype, device = self.S.shape[0], self.wide, device_of(self.S)
 
         def target_sums(y_rows: Array, *w: Array) -> tuple[Array, Array]:
             if w:
@@ -177,6 +183,14 @@ class NystromSystem:
         (out,) = self._pass(product, targets.weights)
         return out
 
+    def preconditioned(self, targets: WeightedTargets, alpha: float) -> Preconditioned:
+        """The system ``Bᵀ H B γ = Bᵀ r`` at ``α > 0``: one Cholesky factorisation of
+        ``T Tᵀ/M − t̄ t̄ᵀ + λ I``."""
+        lam = alpha / targets.total_weight
+        return Preconditioned(
+            self, targets, lam, cholesky(self.TT, xp=self.xp, lower=False, shift=lam)
+        )
+
     def solve(
         self,
         targets: WeightedTargets,
@@ -190,37 +204,23 @@ class NystromSystem:
         """CG on ``Bᵀ H B γ = Bᵀ r`` at ``α > 0``, from ``β = start`` (a warm start, shape
         (M, t)) or 0, until every target's residual is at most ``tol`` times its right-hand
         side's norm, or ``max_iter`` iterations."""
-        xp, T, total = self.xp, self.T, targets.total_weight
-        lam = alpha / total
-        A = cholesky(self.TT, xp=xp, lower=False, shift=lam)
-
-        def precondition(v: Array) -> tuple[Array, Array]:  # (A⁻¹v, B v)
-            a = solve_triangular(A, v, xp=xp, lower=False)
-            return a, solve_triangular(T, a, xp=xp, lower=False)
-
-        def transposed(r: Array) -> Array:  # T⁻ᵀ r
-            return solve_triangular(T, r, xp=xp, lower=False, trans=True)
-
-        def operator(v: Array) -> Array:  # Bᵀ H B v = A⁻ᵀ (T⁻ᵀ K_cᵀWK_c u / Σw + λ A⁻¹ v)
-            a, u = precondition(v)
-            inner = transposed(self.normal_product(targets, u)) / total + lam * a
-            return solve_triangular(A, inner, xp=xp, lower=False, trans=True)
-
-        b = solve_triangular(A, transposed(targets.rhs), xp=xp, lower=False, trans=True)
+        xp = self.xp
+        system = self.preconditioned(targets, alpha)
+        b = system.rhs()
         b_norm = xp.sqrt(xp.sum(b * b, axis=0))
         threshold = tol * b_norm
         n_iter = 0
         if start is None:
             gamma, r = xp.zeros_like(b), b
         else:
-            gamma = A @ (T @ start)  # B⁻¹ β
-            r = b - operator(gamma)
+            gamma = system.from_coef(start)
+            r = b - system.apply(gamma)
             n_iter += 1
         p = r
         rs = xp.sum(r * r, axis=0)
         done = xp.sqrt(rs) <= threshold
         while not bool(xp.all(done)) and n_iter < max_iter:
-            q = operator(p)
+            q = system.apply(p)
             n_iter += 1
             curvature = xp.sum(p * q, axis=0)
             step = xp.where(done, 0.0, rs / xp.where(done, 1.0, curvature))
@@ -233,7 +233,7 @@ class NystromSystem:
                 monitor(n_iter, float(xp.max(relative)))
             p = r + (rs_new / xp.where(rs > 0, rs, 1.0))[None, :] * p
             rs = rs_new
-        _, beta = precondition(gamma)
+        beta = system.to_coef(gamma)
         intercept = targets.y_mean - targets.mean @ beta
         return PCGSolution(beta, intercept, n_iter, bool(xp.all(done)))
 
@@ -258,7 +258,44 @@ class NystromSystem:
         ]
 
 
-def decision(kernel: Kernel, S: Array, coef: Array, intercept: Array, X: Array, *, xp: ModuleType):
+class Preconditioned(NamedTuple):
+    """``Bᵀ H B`` at one λ, ``B = T⁻¹ A⁻¹`` (:meth:`NystromSystem.preconditioned`)."""
+
+    system: NystromSystem
+    targets: WeightedTargets
+    lam: float
+    A: Array  # upper: chol(T Tᵀ/M − t̄ t̄ᵀ + λ I)
+
+    def _solve(self, a: Array, v: Array, *, trans: bool = False) -> Array:
+        return solve_triangular(a, v, xp=self.system.xp, lower=False, trans=trans)
+
+    def apply(self, v: Array) -> Array:
+        """``Bᵀ H B v = A⁻ᵀ (T⁻ᵀ K_cᵀ W K_c B v / Σw + λ A⁻¹ v)``: one pass over the rows, four
+        triangular solves (an iteration of CG)."""
+        system, T = self.system, self.system.T
+        a = self._solve(self.A, v)
+        product = system.normal_product(self.targets, self._solve(T, a))
+        inner = self._solve(T, product, trans=True) / self.targets.total_weight + self.lam * a
+        return self._solve(self.A, inner, trans=True)
+
+    def rhs(self) -> Array:
+        """``Bᵀ r``."""
+        return self._solve(
+            self.A, self._solve(self.system.T, self.targets.rhs, trans=True), trans=True
+        )
+
+    def to_coef(self, gamma: Array) -> Array:
+        """``β = B γ``."""
+        return self._solve(self.system.T, self._solve(self.A, gamma))
+
+    def from_coef(self, beta: Array) -> Array:
+        """``γ = B⁻¹ β = A T β`` (a warm start)."""
+        return self.A @ (self.system.T @ beta)
+
+
+def decision(
+    kernel: Kernel, S: Array, coef: Array, intercept: Array, X: Array, *, xp: ModuleType
+) -> Array:
     """``k(X, S) β + b`` in row blocks (lazily on Dask)."""
     tail = () if coef.ndim == 1 else (coef.shape[1],)
     run = executor_for(X, xp=xp, row_work=S.shape[0])

@@ -314,6 +314,13 @@ def draws_by_leverage(centres: str, method: str) -> bool:
     return centres == "leverage"
 
 
+def has_centres(method: str) -> bool:
+    """Whether the features of ``method`` come from centres drawn before the kernel is seen
+    (Nyström's uniform landmarks), as a kernel expansion on them (the pcg solver) needs: the
+    pivots of ICD and CSI are chosen by the decomposition itself."""
+    return method == "nystrom"
+
+
 def _check_y_rows(y: Any, n: int) -> None:
     """Refuse a ``y`` (ignored by the method, so possibly class labels of any type) whose
     number of rows is not ``n``: only its length is read, as scikit-learn's transformers do."""

@@ -1,0 +1,129 @@
+"""Issue 36's targets for Nyström kernel ridge by preconditioned CG (``solver="pcg"``).
+
+- ``agree``: ``LowRankRidge(kernels=[Gaussian()], method="nystrom", rank=1000, random_state=0)``
+  with ``solver="direct"`` and ``solver="pcg"``, X standardised, raw y, on every regression set of
+  the data home: the largest difference of their predictions on the training rows over the
+  spread of the direct ones (target: 1e-6), and pcg's iterations (target: at most 50), at
+  α = 1 and α = 0.1.
+- ``mnist``: ``LowRankRidgeCV(kernels=[Gaussian(gamma=γ₀)], method="nystrom", rank=M,
+  solver="pcg", memory_budget=10 GiB, random_state=0)`` on MNIST's 60 000 training rows
+  (pixels / 255 in float32, ±1 targets of the 10 classes), argmax of ``predict`` on the 10 000
+  test rows (target at M = 20 000: at most 1.6 % test error, fit at most 10 minutes, peak memory
+  of the process at most 12 GiB).
+- ``synthetic``: ``LowRankRidge(kernels=[Gaussian()], method="nystrom", rank=M, solver="pcg")``
+  on n rows of X ~ N(0, I₁₀) in float32, y = sin(2x₀) + x₁x₂ + 0.3ε (issue 36's problem): test
+  R² on 10⁵ rows, fit time, iterations, time per iteration, peak memory.
+
+    LRKL_DATA=... python benchmarks/scripts/pcg_targets.py agree --rst
+    LRKL_DATA=... python benchmarks/scripts/pcg_targets.py mnist --centres 5000 --rst
+    python benchmarks/scripts/pcg_targets.py synthetic --rows 1000000 --centres 2000 --rst
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+import warnings
+
+import _report
+import numpy as np
+from sklearn.metrics import r2_score
+from sklearn.preprocessing import StandardScaler
+
+from lrkl import LowRankRidge, LowRankRidgeCV
+from lrkl.kernels import Gaussian
+
+
+def _peak_gib() -> float:
+    """The peak resident memory of this process so far (GiB; Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def agree() -> None:
+    from defaults import REGRESSION_SETS, load
+
+    print("direct vs pcg predictions on the training rows (X standardised, raw y), rank 1000")
+    print(f"{'set':11s} {'n':>6s} {'alpha':>6s} {'iters':>6s} {'max |diff| / spread':>20s}")
+    worst, most = 0.0, 0
+    for name in REGRESSION_SETS:
+        X, y = load(name)
+        X = StandardScaler().fit_transform(X)
+        for alpha in (1.0, 0.1):
+            kw = {"kernels": [Gaussian()], "rank": min(1000, X.shape[0]), "random_state": 0}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)  # rank clipped to n_samples
+                direct = LowRankRidge(alpha=alpha, **kw).fit(X, y)
+                pcg = LowRankRidge(alpha=alpha, solver="pcg", **kw).fit(X, y)
+            p, q = direct.predict(X), pcg.predict(X)
+            relative = float(np.max(np.abs(p - q)) / np.ptp(p))
+            worst, most = max(worst, relative), max(most, pcg.n_iter_)
+            print(f"{name:11s} {X.shape[0]:6d} {alpha:6g} {pcg.n_iter_:6d} {relative:20.2e}")
+    print(f"worst: {worst:.2e} of the spread; most iterations: {most}")
+
+
+def mnist(centres: int) -> None:
+    from lrkl.datasets import load_mnist
+
+    digits = load_mnist()
+    X = np.asarray(digits.X_train, dtype=np.float32)
+    X_test = np.asarray(digits.X_test, dtype=np.float32)
+    labels = np.asarray(digits.y_train)
+    gamma = 1.0 / (X.shape[1] * float(X.var()))
+    Y = -np.ones((X.shape[0], 10))
+    Y[np.arange(X.shape[0]), labels] = 1.0
+    model = LowRankRidgeCV(
+        kernels=[Gaussian(gamma=gamma)],
+        method="nystrom",
+        rank=centres,
+        solver="pcg",
+        memory_budget=10 * 2**30,
+        random_state=0,
+    )
+    start = time.perf_counter()
+    model.fit(X, Y)
+    seconds = time.perf_counter() - start
+    error = float(np.mean(np.argmax(model.predict(X_test), axis=1) != digits.y_test))
+    print(f"MNIST, 60 000 rows float32, M = {centres}, gamma = {gamma:.5f}, memory_budget 10 GiB")
+    print(f"alphas {', '.join(f'{a:.3g}' for a in model.alphas_)}")
+    print(f"hold-out MSE {', '.join(f'{row[0]:.4f}' for row in model.mse_path_)}")
+    print(f"chosen alpha {model.alpha_:.3g}; final fit {model.n_iter_} iterations")
+    print(f"test error {100 * error:.2f} %; fit {seconds:.0f} s; peak memory {_peak_gib():.2f} GiB")
+
+
+def synthetic(rows: int, centres: int) -> None:
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((rows + 100_000, 10), dtype=np.float32)
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(X.shape[0])
+    X, X_test, y, y_test = X[:rows], X[rows:], y[:rows], y[rows:]
+    model = LowRankRidge(kernels=[Gaussian()], method="nystrom", rank=centres, solver="pcg")
+    before = _peak_gib()
+    start = time.perf_counter()
+    model.fit(X, y)
+    seconds = time.perf_counter() - start
+    score = r2_score(y_test, model.predict(X_test))
+    print(f"synthetic, {rows} rows of 10 features in float32, M = {centres}, alpha = 1")
+    print(
+        f"test R² {score:.4f}; fit {seconds:.0f} s, {model.n_iter_} iterations; peak memory "
+        f"{_peak_gib():.2f} GiB ({before:.2f} GiB before the fit, with the data)"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("target", choices=["agree", "mnist", "synthetic"])
+    parser.add_argument("--centres", type=int, default=20_000)
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    _report.add_rst_argument(parser, "pcg_{target}")
+    args = parser.parse_args()
+    with _report.capture(args.rst, target=args.target):
+        if args.target == "agree":
+            agree()
+        elif args.target == "mnist":
+            mnist(args.centres)
+        else:
+            synthetic(args.rows, args.centres)
+
+
+if __name__ == "__main__":
+    main()
