@@ -103,6 +103,4 @@ class PCGMemory:
 
     def peakmem_fit(self, n, M):
         budget = 24 * M * M + n * M * 4  # the factors, and half the float64 cache
-        LowRankRidge(rank=M, random_state=0, solver="pcg", memory_budget=budget).fit(
-            self.X, self.y
-        )
+        LowRankRidge(rank=M, random_state=0, solver="pcg", memory_budget=budget).fit(self.X, self.y)
