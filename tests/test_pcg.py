@@ -1,5 +1,5 @@
 """Nyström kernel ridge by preconditioned CG (``solver="pcg"``), against dense solves of its
-problem and against the in-memory Nyström solve (``solver="direct"``)."""
+problem and against the in-memory Nyström solve (``solver="features"``)."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def test_pcg_agrees_with_the_in_memory_nystrom_solve(alpha):
         warnings.simplefilter("error", ConvergenceWarning)
         pcg = LowRankRidge(**kw, solver="pcg").fit(X, y)
     spread = np.ptp(direct.predict(X))
-    assert direct.solver_ == "direct" and pcg.solver_ == "pcg"
+    assert direct.solver_ == "features" and pcg.solver_ == "pcg"
     assert np.abs(pcg.predict(X) - direct.predict(X)).max() <= 1e-6 * spread
     assert pcg.kernels_[0].gamma == direct.kernels_[0].gamma
 
@@ -132,7 +132,10 @@ def test_warm_start_takes_fewer_iterations():
     warm = system.solve(targets, 0.1, tol=1e-8, max_iter=300, start=near.coef)
     assert cold.converged and warm.converged
     assert warm.n_iter < cold.n_iter
-    np.testing.assert_allclose(warm.coef, cold.coef, rtol=1e-5, atol=1e-8)
+    # the predictions (β is ill-determined along K_MM's near-null directions)
+    scores = kernel(X, S)
+    cold_fit, warm_fit = scores @ cold.coef, scores @ warm.coef
+    np.testing.assert_allclose(warm_fit, cold_fit, atol=1e-6 * np.ptp(cold_fit))
 
 
 def test_the_iteration_cap_warns_and_verbose_reports(capsys):
@@ -151,7 +154,7 @@ def test_auto_chooses_pcg_where_the_features_exceed_the_budget():
     model = LowRankRidge(rank=M, random_state=0, memory_budget=budget).fit(X, y)
     assert model.solver_ == "pcg"
     direct = LowRankRidge(rank=M, random_state=0).fit(X, y)
-    assert direct.solver_ == "direct"
+    assert direct.solver_ == "features"
     assert not hasattr(direct, "dual_coef_") and not hasattr(model, "coef_")
     np.testing.assert_allclose(model.predict(X), direct.predict(X), atol=1e-5)
     # ICD cannot take pcg: the features' MemoryError, as before
@@ -162,7 +165,7 @@ def test_auto_chooses_pcg_where_the_features_exceed_the_budget():
 def test_a_refit_with_another_solver_drops_the_other_model():
     X, y = _data(n=300)
     model = LowRankRidge(rank=40, random_state=0, solver="pcg").fit(X, y)
-    model.set_params(solver="direct").fit(X, y)
+    model.set_params(solver="features").fit(X, y)
     assert not hasattr(model, "dual_coef_") and not hasattr(model, "centers_")
     model.set_params(solver="pcg").fit(X, y)
     assert not hasattr(model, "coef_") and not hasattr(model, "features_")
@@ -197,10 +200,14 @@ def test_pcg_fits_on_a_dask_x_as_in_memory():
     kw = {"rank": 100, "random_state": 0, "solver": "pcg"}
     memory = LowRankRidge(**kw).fit(X, y)
     lazy = LowRankRidge(**kw).fit(da.from_array(X, chunks=(250, -1)), da.from_array(y, 250))
-    assert lazy.n_iter_ == memory.n_iter_
-    np.testing.assert_allclose(to_numpy(lazy.dual_coef_), memory.dual_coef_, atol=1e-9)
+    assert abs(lazy.n_iter_ - memory.n_iter_) <= 1  # the sums differ by rounding only
+    np.testing.assert_array_equal(to_numpy(lazy.centers_), memory.centers_)
     predicted = lazy.predict(da.from_array(X, chunks=(250, -1)))
-    np.testing.assert_allclose(np.asarray(predicted.compute()), memory.predict(X), atol=1e-9)
+    expected = memory.predict(X)
+    assert isinstance(predicted, da.Array)
+    np.testing.assert_allclose(
+        np.asarray(predicted.compute()), expected, atol=1e-6 * np.ptp(expected)
+    )
 
 
 def test_pcg_runs_on_every_backend(backend):

@@ -1,7 +1,7 @@
 """Issue 36's targets for Nyström kernel ridge by preconditioned CG (``solver="pcg"``).
 
 - ``agree``: ``LowRankRidge(kernels=[Gaussian()], method="nystrom", rank=1000, random_state=0)``
-  with ``solver="direct"`` and ``solver="pcg"``, X standardised, raw y, on every regression set of
+  with ``solver="features"`` and ``solver="pcg"``, X standardised, raw y, on every regression set of
   the data home: the largest difference of their predictions on the training rows over the
   spread of the direct ones (target: 1e-6), and pcg's iterations (target: at most 50), at
   α = 1 and α = 0.1.
@@ -43,7 +43,7 @@ def _peak_gib() -> float:
 def agree() -> None:
     from defaults import REGRESSION_SETS, load
 
-    print("direct vs pcg predictions on the training rows (X standardised, raw y), rank 1000")
+    print("solver=features vs pcg predictions on the training rows (X standardised, raw y), rank 1000")
     print(f"{'set':11s} {'n':>6s} {'alpha':>6s} {'iters':>6s} {'max |diff| / spread':>20s}")
     worst, most = 0.0, 0
     for name in REGRESSION_SETS:

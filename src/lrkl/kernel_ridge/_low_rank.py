@@ -94,18 +94,18 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         With ``solver="pcg"`` it bounds the M × M factors (``24 M²`` bytes) and decides
         whether the n × M kernel block is cached (in X's dtype) or recomputed in every
         iteration.
-    solver : {"auto", "direct", "pcg"}, default="auto"
-        ``"direct"``: the n × k features in memory and their ridge problem solved by a
+    solver : {"auto", "features", "pcg"}, default="auto"
+        ``"features"``: the n × k features in memory and their ridge problem solved by a
         Cholesky factorisation of ``ZᵀZ`` (``O(n k²)``). ``"pcg"``: Nyström with one kernel
         by preconditioned conjugate gradients (Falkon's preconditioner, with α, weights and
         the unpenalised intercept as here), without the n × M features: ``O(M²)`` memory
         besides an optional cache of the kernel block, one pass over the rows per iteration
         (docs: "Large data"); it needs ``method="nystrom"``, one kernel,
         ``centres="uniform"`` and ``alpha > 0``, and solves the same problem as
-        ``"direct"`` (both regularise the centres' kernel block as ``K_MM + δ I``,
-        ``δ = M ε ‖K_MM‖_∞``). ``"auto"``: ``"direct"`` where the features fit
+        ``"features"`` (both regularise the centres' kernel block as ``K_MM + δ I``,
+        ``δ = M ε ‖K_MM‖_∞``). ``"auto"``: ``"features"`` where the features fit
         ``memory_budget``, else ``"pcg"`` where it applies and its factors fit, else
-        ``"direct"`` (a default rank cut to the budget, a given one refused).
+        ``"features"`` (a default rank cut to the budget, a given one refused).
     pcg_tol : float, default=1e-7
         pcg: stop when every target's residual of the preconditioned system is at most
         ``pcg_tol`` times its right-hand side (1e-7 put the predictions within 1e-6 of their
@@ -117,10 +117,10 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
 
     Attributes
     ----------
-    solver_ : {"direct", "pcg"}
+    solver_ : {"features", "pcg"}
         The solver used (``solver``, or what ``"auto"`` chose).
     features_ : lrkl.lowrank.LowRankFeatures
-        The fitted feature map (``solver_ == "direct"``).
+        The fitted feature map (``solver_ == "features"``).
     factors_ : list of lrkl.lowrank.LowRankFactor
         One factor per kernel (``features_.factors_``; direct).
     rank_ : tuple of int

@@ -428,7 +428,7 @@ class _LowRankRidgeModel(_PCGFit):
         coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
         for name in ("centers_", "dual_coef_", "n_iter_"):  # a former pcg fit's
             self.__dict__.pop(name, None)
-        self.solver_ = "direct"
+        self.solver_ = "features"
         self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
         self.features_ = features
         self.factors_ = features.factors_
@@ -470,7 +470,7 @@ class _LowRankRidgeModel(_PCGFit):
             msg = (
                 f"{type(self).__name__} fitted with solver='pcg' holds no features: its model is "
                 "the kernel expansion k(x, centers_) @ dual_coef_ + intercept_; fit with "
-                "solver='direct' for the Nyström features"
+                "solver='features' for the Nyström features"
             )
             raise ValueError(msg)
         xp, X = check_predict_X(self, X, like="coef_", method="features")

@@ -22,10 +22,10 @@ from lrkl.kernel_ridge._scaling import require_representable
 from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._features import has_centres, per_kernel_ranks
 
-#: The values of the family's ``solver``: the features in memory and a direct solve of their
+#: The values of the family's ``solver``: the features in memory and a factorisation of their
 #: ridge problem, Nyström by preconditioned CG (:mod:`lrkl.kernel_ridge._pcg`), or the first
 #: where the features fit the memory budget and the second where they do not and it applies.
-SOLVERS = ("auto", "direct", "pcg")
+SOLVERS = ("auto", "features", "pcg")
 
 #: With ``solver="pcg"`` and ``cv=None``, the share of the rows ``LowRankRidgeCV`` validates on.
 PCG_HOLDOUT = 0.2
@@ -80,10 +80,10 @@ class _PCGFit:
         return per_kernel_ranks(self.rank, 1, n, owner=type(self).__name__)[0]
 
     def _solver(self, X: Array) -> str:
-        """``"direct"`` or ``"pcg"``: ``solver``, or for ``"auto"`` pcg where the features of
+        """``"features"`` or ``"pcg"``: ``solver``, or for ``"auto"`` pcg where the features of
         one map would exceed the memory budget, pcg applies and its M × M factors fit the
-        budget (else direct, which cuts a default rank to the budget or refuses a given one;
-        a Dask X's features are never held: direct)."""
+        budget (else ``"features"``, which cuts a default rank to the budget or refuses a given
+        one; a Dask X's features are never held: ``"features"``)."""
         refusal = self._pcg_refusal()
         if self.solver == "pcg" and refusal is not None:
             msg = f"{type(self).__name__}: solver='pcg' needs {refusal}"
@@ -91,14 +91,14 @@ class _PCGFit:
         if self.solver != "auto":
             return self.solver
         if refusal is not None or executor_for(X).lazy:
-            return "direct"
+            return "features"
         budget = memory_budget_of(self.memory_budget, X)
         with warnings.catch_warnings():  # a clipped rank is said by the fit
             warnings.simplefilter("ignore", UserWarning)
             M = self._n_centres(X)
         if budget is None or X.shape[0] * M * xp_itemsize(X) <= budget:
-            return "direct"
-        return "pcg" if factor_bytes(M) <= budget else "direct"
+            return "features"
+        return "pcg" if factor_bytes(M) <= budget else "features"
 
     def _pcg_system(
         self, kernel: Kernel, X: Array, y: Array, random_state: Any, *, xp: Any
@@ -168,7 +168,7 @@ class _PCGFit:
         coef, intercept = solution.coef * y_scale, solution.intercept * y_scale
         if y.ndim == 1:
             coef, intercept = coef[:, 0], intercept[0]
-        for name in ("coef_", "features_", "factors_"):  # a former direct fit's
+        for name in ("coef_", "features_", "factors_"):  # a former fit on the features'
             self.__dict__.pop(name, None)
         self.solver_ = "pcg"
         self.centers_, self.dual_coef_, self.intercept_ = system.S, coef, intercept

@@ -45,16 +45,14 @@ Step rules (``step``):
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from threadpoolctl import ThreadpoolController
-
 from lrkl._backend import from_host, host_namespace
 from lrkl._checks import check_number, check_option
+from lrkl._threads import blas_limit
 from lrkl._typing import Array
 from lrkl.slkl._coordinate import SELECTIONS, STEPS, SLKLState, _CoordinateState, _Selector, _step
 from lrkl.slkl._lasso import _solve_lasso
@@ -187,10 +185,10 @@ def solve_slkl(
     check_every = M if check_every is None else max(1, int(check_every))
     if solver == "active_set":
         step, selection = "exact", "greedy"
-    host_work = functools.partial(_blas_limit, 1 if host_threads == -1 else host_threads)
+    host_work = functools.partial(blas_limit, 1 if host_threads == -1 else host_threads)
     if host_threads == -1:
         host_threads = 1 if isinstance(problem, GramProblem) else None
-    limits = _blas_limit(host_threads)
+    limits = blas_limit(host_threads)
     capacity = M if isinstance(problem, GramProblem) else min(M, 64)
     n_solves = 0
     with limits:
@@ -247,19 +245,6 @@ def _iterate(
     q = float(problem.diag_B[m] - w @ u)
     mu_new = _step(step, float(state.mu[m]), a, q, nu)
     return state.set_weight(m, mu_new, w, u, q)
-
-
-@functools.cache
-def _blas_controller() -> ThreadpoolController:
-    """The loaded BLAS libraries, inspected once (a fresh inspection costs about a millisecond)."""
-    return ThreadpoolController()
-
-
-def _blas_limit(threads: int | None) -> contextlib.AbstractContextManager:
-    """BLAS limited to ``threads`` threads inside the context (``None``: unchanged)."""
-    if threads is None:
-        return contextlib.nullcontext()
-    return _blas_controller().limit(limits=threads, user_api="blas")
 
 
 #: ``stop="kkt"`` gives up (unconverged) when M greedy or cyclic iterations decrease F by at most

@@ -1,0 +1,67 @@
+"""The host's BLAS threads (threadpoolctl): how many there are, and limits inside a context.
+
+lrkl never runs more threads than the BLAS is allowed: a pass that parallelises NumPy work of
+its own (the Gaussian blocks' elementwise passes, :mod:`lrkl._distances`) uses as many threads as
+the BLAS has, each with a one-thread BLAS, so that ``BLAS threads × workers ≤ cores`` holds as the
+user set it (``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS``; with Dask, one BLAS
+thread per worker).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+
+from threadpoolctl import ThreadpoolController
+
+
+@functools.cache
+def _blas_controller() -> ThreadpoolController:
+    """The loaded BLAS libraries, inspected once (a fresh inspection costs about a millisecond)."""
+    return ThreadpoolController()
+
+
+def blas_limit(threads: int | None) -> contextlib.AbstractContextManager:
+    """BLAS limited to ``threads`` threads inside the context (``None``: unchanged)."""
+    if threads is None:
+        return contextlib.nullcontext()
+    return _blas_controller().limit(limits=threads, user_api="blas")
+
+
+def blas_threads() -> int:
+    """The BLAS's current number of threads (1 where no BLAS is found); a few microseconds."""
+    counts = [int(lib["num_threads"]) for lib in _blas_controller().select(user_api="blas").info()]
+    return max(counts, default=1)
+
+
+#: The threads a main-thread pass may run its chunks on: one pool, grown on demand. Passes from
+#: other threads (Dask's workers, a user's pool) run their chunks in their own thread: their
+#: parallelism is already the workers', and only one thread may change the BLAS's limit at once.
+_POOL: list = []
+_POOL_LOCK = threading.Lock()
+
+
+def host_workers() -> int:
+    """How many threads a NumPy pass in this thread may use: the BLAS's threads in the main
+    thread, 1 elsewhere."""
+    if threading.current_thread() is not threading.main_thread():
+        return 1
+    return blas_threads()
+
+
+def run_chunks(work, starts, workers: int) -> None:
+    """``work(start)`` for every start, on ``workers`` threads with a one-thread BLAS inside
+    (in this thread alone when ``workers`` is 1)."""
+    if workers <= 1:
+        for start in starts:
+            work(start)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _POOL_LOCK:
+        if not _POOL or _POOL[0]._max_workers < workers:
+            _POOL[:] = [ThreadPoolExecutor(workers, thread_name_prefix="lrkl")]
+        pool = _POOL[0]
+    with blas_limit(1):
+        list(pool.map(work, starts))
