@@ -17,7 +17,12 @@ from lrkl._executor import executor_for
 from lrkl._model_selection import check_grid, cv_folds, require_fold_weights
 from lrkl._typing import Array
 from lrkl.kernel_ridge._budget import DEFAULT_CENTRES, memory_budget_of
-from lrkl.kernel_ridge._pcg import NystromSystem, PCGSolution, factor_bytes
+from lrkl.kernel_ridge._pcg import (
+    NystromSystem,
+    PCGSolution,
+    factor_bytes,
+    preconditioner_rows,
+)
 from lrkl.kernel_ridge._scaling import require_representable
 from lrkl.kernels import Kernel, check_kernels
 from lrkl.lowrank._features import has_centres, per_kernel_ranks
@@ -119,16 +124,19 @@ class _PCGFit:
             )
             raise MemoryError(msg)
         cache = budget is None or factors + n * M * xp_itemsize(X) <= budget
-        rows = [int(i) for i in check_random_state(random_state).permutation(n)[:M]]
+        order = check_random_state(random_state).permutation(n)
+        rows = [int(i) for i in order[: preconditioner_rows(n, M)]]  # the centres first
+        sample = run.take(X, rows)
         n_targets = 1 if y.ndim == 1 else y.shape[1]
         return NystromSystem(
             kernel,
             X,
-            run.take(X, rows),
+            sample[:M, ...],
             fit_intercept=self.fit_intercept,
             cache=cache and not run.lazy,
             n_targets=n_targets,
             xp=xp,
+            sample=sample,
         )
 
     def _pcg_solve(
