@@ -157,29 +157,43 @@ class NystromSystem:
     def _block(self, rows: Array) -> Array:
         return self.kernel._evaluate(rows, self.S, xp=self.xp)
 
-    def _kernel_rows(self, rows: Array) -> Array:
+    def _kernel_rows(self, rows: Array, centre: Array | None = None) -> Array:
         """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached), in
-        the wide dtype."""
+        the wide dtype, minus ``centre`` (in place where the block is a fresh array)."""
         block = rows if self.cached else self._block(rows)
-        return block if block.dtype == self.wide else self.xp.astype(block, self.wide)
+        fresh = not self.cached or block.dtype != self.wide
+        block = block if block.dtype == self.wide else self.xp.astype(block, self.wide)
+        if centre is None:
+            return block
+        if fresh:
+            block -= centre[None, :]
+            return block
+        return block - centre[None, :]
 
     def _pass(
-        self, fn: Callable[..., tuple[Array, ...]], *arrays: Array | None
+        self,
+        fn: Callable[..., tuple[Array, ...]],
+        *arrays: Array | None,
+        centre: Array | None = None,
     ) -> tuple[Array, ...]:
-        """``fn(kernel block, *row blocks of arrays)`` summed over the row blocks; a None in
-        ``arrays`` is passed as None."""
+        """``fn(kernel block − centre, *row blocks of arrays)`` summed over the row blocks; a
+        None in ``arrays`` is passed as None."""
         given = [i for i, a in enumerate(arrays) if a is not None]
 
         def on_blocks(rows: Array, *blocks: Array) -> tuple[Array, ...]:
             full: list[Array | None] = [None] * len(arrays)
             for i, block in zip(given, blocks, strict=True):
                 full[i] = block
-            return self._on_chunks(fn, rows, full)
+            return self._on_chunks(fn, rows, full, centre)
 
         return self.run.sum(on_blocks, self.rows, *(arrays[i] for i in given))
 
     def _on_chunks(
-        self, fn: Callable[..., tuple[Array, ...]], rows: Array, others: list[Array | None]
+        self,
+        fn: Callable[..., tuple[Array, ...]],
+        rows: Array,
+        others: list[Array | None],
+        centre: Array | None,
     ) -> tuple[Array, ...]:
         """``fn`` summed over a row block: on NumPy, chunk by chunk of :data:`PASS_CHUNK`
         rows, whose kernel values are computed (or widened from the cache) and used while they
@@ -187,7 +201,7 @@ class NystromSystem:
         each thread summing its own chunks); elsewhere (a GPU) on the whole block."""
         n = rows.shape[0]
         if not is_numpy_namespace(self.xp) or n <= PASS_CHUNK:
-            return fn(self._kernel_rows(rows), *others)
+            return fn(self._kernel_rows(rows, centre), *others)
         starts = list(range(0, n, PASS_CHUNK))
         workers = min(host_workers(), len(starts))
         groups = [starts[g::workers] for g in range(workers)]
@@ -197,7 +211,7 @@ class NystromSystem:
             for start in groups[g]:
                 chunk = slice(start, start + PASS_CHUNK)
                 part = fn(
-                    self._kernel_rows(rows[chunk]),
+                    self._kernel_rows(rows[chunk], centre),
                     *(None if a is None else a[chunk] for a in others),
                 )
                 sums[g] = (
@@ -233,10 +247,10 @@ class NystromSystem:
 
         # K_nMᵀ W (y − ȳ) is K_cᵀ W (y − ȳ): the weighted residuals y − ȳ sum to 0.
         def sums(K: Array, y_rows: Array, w: Array | None) -> tuple[Array, Array]:
-            Kt = xp.matrix_transpose(K)
-            if w is not None:
-                Kt = Kt * w[None, :]
-            return xp.sum(Kt, axis=1), Kt @ (y_rows - y_mean)
+            residual = y_rows - y_mean
+            if w is None:
+                return xp.sum(K, axis=0), xp.matrix_transpose(K) @ residual
+            return w @ K, xp.matrix_transpose(K) @ (residual * w[:, None])
 
         column_sums, rhs = self._pass(sums, Y, sample_weight)
         mean = (
@@ -250,14 +264,13 @@ class NystromSystem:
         xp, mean = self.xp, targets.mean
 
         def product(K: Array, w: Array | None) -> tuple[Array]:
-            if self.fit_intercept:
-                K = K - mean[None, :]
             Ku = K @ u
             if w is not None:
-                Ku = Ku * w[:, None]
+                Ku *= w[:, None]
             return (xp.matrix_transpose(K) @ Ku,)
 
-        (out,) = self._pass(product, targets.weights)
+        centre = mean if self.fit_intercept else None
+        (out,) = self._pass(product, targets.weights, centre=centre)
         return out
 
     def preconditioned(self, targets: WeightedTargets, alpha: float) -> Preconditioned:
@@ -373,12 +386,22 @@ class Preconditioned(NamedTuple):
 def decision(
     kernel: Kernel, S: Array, coef: Array, intercept: Array, X: Array, *, xp: ModuleType
 ) -> Array:
-    """``k(X, S) β + b`` in row blocks (lazily on Dask)."""
+    """``k(X, S) β + b`` in row blocks (lazily on Dask); on NumPy, chunk by chunk of
+    :data:`PASS_CHUNK` rows on the BLAS's threads, no kernel block held beyond a chunk."""
     tail = () if coef.ndim == 1 else (coef.shape[1],)
+
+    def scores(rows: Array) -> Array:
+        n = rows.shape[0]
+        if not is_numpy_namespace(xp) or n <= PASS_CHUNK:
+            return kernel._evaluate(rows, S, xp=xp) @ coef + intercept
+        out = xp.empty((n, *tail), dtype=coef.dtype)
+
+        def work(start: int) -> None:
+            chunk = slice(start, start + PASS_CHUNK)
+            out[chunk, ...] = kernel._evaluate(rows[chunk, ...], S, xp=xp) @ coef + intercept
+
+        run_chunks(work, range(0, n, PASS_CHUNK), host_workers())
+        return out
+
     run = executor_for(X, xp=xp, row_work=S.shape[0])
-    return run.map(
-        lambda rows: kernel._evaluate(rows, S, xp=xp) @ coef + intercept,
-        X,
-        tail=tail,
-        dtype=coef.dtype,
-    )
+    return run.map(scores, X, tail=tail, dtype=coef.dtype)
