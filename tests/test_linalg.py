@@ -225,3 +225,11 @@ def test_lapack_that_does_not_converge_is_a_value_error(call):
     a = np.full((3, 3), np.nan)
     with pytest.raises(ValueError, match=r"of a 3 × 3 matrix did not converge \(LAPACK"):
         L.eigh(a, xp=np) if call == "eigh" else L.lstsq(a, np.ones(3), xp=np)
+
+
+@pytest.mark.parametrize("n", [1, 7, 300])
+def test_upper_gram_is_the_product_with_the_transpose(xp, n):
+    rng = np.random.default_rng(n)
+    U = np.triu(rng.normal(size=(n, n)))
+    got = L.upper_gram(xp.asarray(U), xp=xp, block=64)
+    np.testing.assert_allclose(B.to_numpy(got), U @ U.T, rtol=1e-12, atol=1e-12)

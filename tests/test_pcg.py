@@ -275,3 +275,29 @@ def test_ridge_classifiers_with_pcg():
         warnings.simplefilter("ignore", UserWarning)  # a choice on the grid's end
         cv = LowRankRidgeClassifierCV(**kw, solver="pcg", gamma_factors=None).fit(X, labels)
     assert list(cv.classes_) == ["high", "low", "mid"] and cv.score(X, labels) > 0.6
+
+
+def test_a_preconditioner_from_more_rows_solves_the_same_problem_in_fewer_iterations():
+    from lrkl.kernel_ridge._pcg import preconditioner_rows
+    from lrkl.kernels import check_kernels
+
+    X, y = _data(n=6000, d=5)
+    M = 150
+    assert preconditioner_rows(6000, M) == 4 * M
+    assert preconditioner_rows(60_000, 20_000) == 20_000  # Falkon's at large M
+    kernel = check_kernels([Gaussian()], X)[0]
+    order = check_random_state(0).permutation(6000)
+    sample = X[order[: 4 * M]]
+    solutions = []
+    for rows in (None, sample):
+        system = NystromSystem(
+            kernel, X, sample[:M], fit_intercept=True, cache=True, n_targets=1, xp=np, sample=rows
+        )
+        solutions.append(system.solve(system.weighted(y, None), 0.1, tol=1e-9, max_iter=1000))
+    falkon, more = solutions
+    assert falkon.converged and more.converged
+    assert more.n_iter < falkon.n_iter
+    scores = kernel(X, sample[:M])
+    np.testing.assert_allclose(
+        scores @ more.coef + more.intercept, scores @ falkon.coef + falkon.intercept, atol=1e-6
+    )

@@ -41,6 +41,7 @@ __all__ = [
     "solve",
     "solve_triangular",
     "svd",
+    "upper_gram",
 ]
 
 
@@ -226,6 +227,25 @@ def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) 
                 ie = min(i + block, n)
                 L[i:ie, j:je] -= xp.matrix_transpose(panel[:, i - e : ie - e]) @ right
     return L
+
+
+def upper_gram(U: Array, /, *, xp: ModuleType, block: int = _BLOCK_SIZE) -> Array:
+    """``U Uᵀ`` for an upper triangular ``U`` (zeros below its diagonal), in ``n³/3`` flops
+    (LAPACK's ``lauum`` count; a product ignoring the zeros takes ``n³``): block ``(I, J)``,
+    ``I ≤ J``, is ``U[I, J:] U[J, J:]ᵀ``, the blocks left of ``J`` in row ``J`` being zero, and
+    the lower blocks its transpose. Array-API code (GEMMs), as the blocked Cholesky."""
+    n = U.shape[0]
+    out = xp.empty((n, n), dtype=U.dtype, device=array_api_compat.device(U))
+    for j in range(0, n, block):
+        je = min(j + block, n)
+        right = xp.matrix_transpose(U[j:je, j:])
+        for i in range(0, je, block):
+            ie = min(i + block, n)
+            product = U[i:ie, j:] @ right
+            out[i:ie, j:je] = product
+            if i != j:
+                out[j:je, i:ie] = xp.matrix_transpose(product)
+    return out
 
 
 def solve_triangular(

@@ -97,8 +97,9 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     solver : {"auto", "features", "pcg"}, default="auto"
         ``"features"``: the n × k features in memory and their ridge problem solved by a
         Cholesky factorisation of ``ZᵀZ`` (``O(n k²)``). ``"pcg"``: Nyström with one kernel
-        by preconditioned conjugate gradients (Falkon's preconditioner, with α, weights and
-        the unpenalised intercept as here), without the n × M features: ``O(M²)`` memory
+        by preconditioned conjugate gradients (Falkon's preconditioner, estimated from up to
+        ``4M`` rows where ``M`` is small against n; with α, weights and the unpenalised
+        intercept as here), without the n × M features: ``O(M²)`` memory
         besides an optional cache of the kernel block, one pass over the rows per iteration
         (docs: "Large data"); it needs ``method="nystrom"``, one kernel,
         ``centres="uniform"`` and ``alpha > 0``, and solves the same problem as

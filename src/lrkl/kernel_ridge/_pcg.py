@@ -16,9 +16,11 @@ eliminating ``b`` by the weighted means ``μ`` of K_nM's columns and ``ȳ``:
 
 Falkon's preconditioner comes from the M × M block alone: ``K̃_MM = Tᵀ T`` (T upper),
 ``A = chol(T Tᵀ / M − t̄ t̄ᵀ + λ I)`` (``t̄`` the row means of T: the centring's rank-one
-downdate, since ``K_cᵀ K_c / n ≈ K_MM (I/M − 11ᵀ/M²) K_MM`` for uniform centres), and
+downdate, since ``K_cᵀ K_c / n ≈ K_MM (I/M − 11ᵀ/M²) K_MM`` for uniform centres; estimated
+from more rows where M is small, :func:`preconditioner_rows`), and
 ``B = T⁻¹ A⁻¹`` makes ``Bᵀ H B`` well conditioned: CG on ``Bᵀ H B γ = Bᵀ r``, ``β = B γ``,
-takes 10–50 iterations, almost independently of n. Each iteration is one pass over the rows
+took 7–30 iterations on the docs' regression sets at α = 1 and 0.1 (more where ``λ = α / Σw``
+is small against what M centres can resolve). Each iteration is one pass over the rows
 (``K_cᵀ W K_c u``, every target at once: the kernel block of each row block, recomputed, or
 read from a cache of K_nM when it fits the memory budget) and four M × M triangular solves.
 A new α costs one Cholesky factorisation of ``T Tᵀ / M − t̄ t̄ᵀ + λ I`` (``T Tᵀ`` is kept);
@@ -35,7 +37,7 @@ from array_api_compat import is_numpy_namespace
 
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
-from lrkl._linalg import cholesky, solve_triangular
+from lrkl._linalg import cholesky, solve_triangular, upper_gram
 from lrkl._threads import host_workers, run_chunks
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
@@ -127,7 +129,7 @@ class NystromSystem:
         self.T = cholesky(K_MM, xp=xp, lower=False, shift=self.jitter)
         del K_MM
         if sample is None or sample.shape[0] <= M:  # Falkon's: the centres' own rows
-            TT = self.T @ xp.matrix_transpose(self.T)
+            TT = upper_gram(self.T, xp=xp)  # T Tᵀ in M³/3 flops
             TT /= M
             t_mean = xp.sum(self.T, axis=1) / M
         else:
