@@ -26,7 +26,7 @@ results = {"features": [], "pcg": []}
 for solver, rows in results.items():
     for M in centres:
         start = time.perf_counter()
-        model = LowRankRidge(rank=M, alpha=0.1, solver=solver, random_state=0).fit(X, y)
+        model = LowRankRidge(rank=M, solver=solver, random_state=0).fit(X, y)
         rows.append((model.score(X_test, y_test), time.perf_counter() - start))
         if solver == "pcg":
             print(f"M = {M}: {model.n_iter_} iterations")
