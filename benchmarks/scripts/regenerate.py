@@ -126,6 +126,14 @@ COMMANDS: list[tuple[str, str, bool]] = [
         False,
     ),
     ("large_cholesky", f"python {SCRIPTS}/large_cholesky.py --all --rst", False),
+    ("pcg_agree", f"python {SCRIPTS}/pcg_targets.py agree --rst", False),
+    ("pcg_asv", _asv("pcg_asv", "PCGIteration", "PCGIterations", "PCGMemory"), False),
+    ("pcg_mnist", f"python {SCRIPTS}/pcg_targets.py mnist --centres 5000 10000 --rst", False),
+    (
+        "pcg_synthetic",
+        f"python {SCRIPTS}/pcg_targets.py synthetic --centres 5000 --budget 1 --rst",
+        False,
+    ),
     ("slkl_panel", f"python {SCRIPTS}/slkl_panel.py --rst", False),
     (
         "dask_slkl_dask dask_slkl_numpy dask_cg_dask dask_icd_dask dask_icd_numpy",
