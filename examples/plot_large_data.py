@@ -5,8 +5,8 @@ More centres than fit in memory: Nyström by preconditioned CG
 ``LowRankRidge(solver="pcg")`` fits the Nyström kernel ridge without its ``n × M`` features:
 ``O(M²)`` memory and one pass over the rows per iteration. Here, on 20 000 rows of a smooth
 problem, the test R² and the fit time of both solvers against the number of centres ``M``, and
-the iterations pcg took: the two solve one problem (the same R²), and pcg's time grows more
-slowly with ``M``.
+the iterations pcg took: the two solve one problem (the same R²), and pcg, whose kernel block
+fits in memory here, is the faster at every ``M``.
 """
 
 import time
@@ -37,5 +37,8 @@ for solver, rows in results.items():
     right.plot(centres, [r[1] for r in rows], marker="o", label=solver)
 left.set(xlabel="centres M", ylabel="test R²", xscale="log", title="accuracy")
 right.set(xlabel="centres M", ylabel="fit time (s)", xscale="log", yscale="log", title="time")
+for ax in (left, right):
+    ax.set_xticks(centres, [str(M) for M in centres])
+    ax.minorticks_off()
 left.legend()
 fig.tight_layout()
