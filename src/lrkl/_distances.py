@@ -17,7 +17,7 @@ from array_api_compat import is_numpy_namespace
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
-from lrkl._threads import host_workers, run_chunks
+from lrkl._threads import THREADED_ENTRIES, host_workers, run_chunks
 from lrkl._typing import Array
 
 __all__ = [
@@ -126,7 +126,8 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
     # NumPy's exp runs on one thread: the chunks on as many threads as the BLAS has (each with
     # a one-thread BLAS), 1.8 times faster on 2 cores; every chunk's values are the same.
     starts = range(0, A.shape[0], CHUNK_ROWS)
-    run_chunks(finish, starts, host_workers() if len(starts) > 1 else 1)
+    threaded = len(starts) > 1 and out.size >= THREADED_ENTRIES
+    run_chunks(finish, starts, host_workers() if threaded else 1)
     return out
 
 

@@ -35,6 +35,10 @@ def blas_threads() -> int:
     return max(counts, default=1)
 
 
+#: The smallest block of work (kernel entries) whose chunks are spread over threads: below it
+#: (about 5 ms of work) starting the threads would cost more than they save.
+THREADED_ENTRIES = 2**20
+
 #: The threads a main-thread pass may run its chunks on: one pool, grown on demand. Passes from
 #: other threads (Dask's workers, a user's pool) run their chunks in their own thread: their
 #: parallelism is already the workers', and only one thread may change the BLAS's limit at once.

@@ -38,7 +38,7 @@ from array_api_compat import is_numpy_namespace
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
 from lrkl._linalg import cholesky, solve_triangular, upper_gram
-from lrkl._threads import host_workers, run_chunks
+from lrkl._threads import THREADED_ENTRIES, host_workers, run_chunks
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lowrank._nystrom import landmark_jitter
@@ -205,7 +205,8 @@ class NystromSystem:
         if not is_numpy_namespace(self.xp) or n <= PASS_CHUNK:
             return fn(self._kernel_rows(rows, centre), *others)
         starts = list(range(0, n, PASS_CHUNK))
-        workers = min(host_workers(), len(starts))
+        threaded = n * self.S.shape[0] >= THREADED_ENTRIES
+        workers = min(host_workers(), len(starts)) if threaded else 1
         groups = [starts[g::workers] for g in range(workers)]
         sums: list[Any] = [None] * workers
 
@@ -402,7 +403,8 @@ def decision(
             chunk = slice(start, start + PASS_CHUNK)
             out[chunk, ...] = kernel._evaluate(rows[chunk, ...], S, xp=xp) @ coef + intercept
 
-        run_chunks(work, range(0, n, PASS_CHUNK), host_workers())
+        threaded = n * S.shape[0] >= THREADED_ENTRIES
+        run_chunks(work, range(0, n, PASS_CHUNK), host_workers() if threaded else 1)
         return out
 
     run = executor_for(X, xp=xp, row_work=S.shape[0])
