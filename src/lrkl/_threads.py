@@ -35,6 +35,17 @@ def blas_threads() -> int:
     return max(counts, default=1)
 
 
+#: Entries of a chunk of a NumPy pass: its rows are at least this over the columns, so that
+#: narrow blocks (a few landmarks) are not cut into chunks whose calls cost more than their work.
+CHUNK_ENTRIES = 2**19
+
+
+def chunk_rows(n_cols: int, minimum: int) -> int:
+    """Rows per chunk of a NumPy pass over blocks of ``n_cols`` columns: ``minimum`` (the rows
+    that keep a wide chunk in cache), or more where the columns are few."""
+    return max(minimum, CHUNK_ENTRIES // max(1, n_cols))
+
+
 #: The smallest block of work (kernel entries) whose chunks are spread over threads: below it
 #: (about 5 ms of work) starting the threads would cost more than they save.
 THREADED_ENTRIES = 2**20

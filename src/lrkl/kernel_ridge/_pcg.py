@@ -38,7 +38,7 @@ from array_api_compat import is_numpy_namespace
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
 from lrkl._linalg import cholesky, solve_triangular, upper_gram
-from lrkl._threads import THREADED_ENTRIES, host_workers, run_chunks
+from lrkl._threads import THREADED_ENTRIES, chunk_rows, host_workers, run_chunks
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lowrank._nystrom import landmark_jitter
@@ -201,10 +201,10 @@ class NystromSystem:
         rows, whose kernel values are computed (or widened from the cache) and used while they
         are in cache, on as many threads as the BLAS has (:func:`lrkl._threads.run_chunks`,
         each thread summing its own chunks); elsewhere (a GPU) on the whole block."""
-        n = rows.shape[0]
-        if not is_numpy_namespace(self.xp) or n <= PASS_CHUNK:
+        n, step = rows.shape[0], chunk_rows(self.S.shape[0], PASS_CHUNK)
+        if not is_numpy_namespace(self.xp) or n <= step:
             return fn(self._kernel_rows(rows, centre), *others)
-        starts = list(range(0, n, PASS_CHUNK))
+        starts = list(range(0, n, step))
         threaded = n * self.S.shape[0] >= THREADED_ENTRIES
         workers = min(host_workers(), len(starts)) if threaded else 1
         groups = [starts[g::workers] for g in range(workers)]
@@ -212,7 +212,7 @@ class NystromSystem:
 
         def work(g: int) -> None:
             for start in groups[g]:
-                chunk = slice(start, start + PASS_CHUNK)
+                chunk = slice(start, start + step)
                 part = fn(
                     self._kernel_rows(rows[chunk], centre),
                     *(None if a is None else a[chunk] for a in others),
@@ -393,18 +393,20 @@ def decision(
     :data:`PASS_CHUNK` rows on the BLAS's threads, no kernel block held beyond a chunk."""
     tail = () if coef.ndim == 1 else (coef.shape[1],)
 
+    step = chunk_rows(S.shape[0], PASS_CHUNK)
+
     def scores(rows: Array) -> Array:
         n = rows.shape[0]
-        if not is_numpy_namespace(xp) or n <= PASS_CHUNK:
+        if not is_numpy_namespace(xp) or n <= step:
             return kernel._evaluate(rows, S, xp=xp) @ coef + intercept
         out = xp.empty((n, *tail), dtype=coef.dtype)
 
         def work(start: int) -> None:
-            chunk = slice(start, start + PASS_CHUNK)
+            chunk = slice(start, start + step)
             out[chunk, ...] = kernel._evaluate(rows[chunk, ...], S, xp=xp) @ coef + intercept
 
         threaded = n * S.shape[0] >= THREADED_ENTRIES
-        run_chunks(work, range(0, n, PASS_CHUNK), host_workers() if threaded else 1)
+        run_chunks(work, range(0, n, step), host_workers() if threaded else 1)
         return out
 
     run = executor_for(X, xp=xp, row_work=S.shape[0])
