@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from threadpoolctl import ThreadpoolController
 
@@ -50,10 +52,11 @@ def chunk_rows(n_cols: int, minimum: int) -> int:
 #: (about 5 ms of work) starting the threads would cost more than they save.
 THREADED_ENTRIES = 2**20
 
-#: The threads a main-thread pass may run its chunks on: one pool, grown on demand. Passes from
-#: other threads (Dask's workers, a user's pool) run their chunks in their own thread: their
-#: parallelism is already the workers', and only one thread may change the BLAS's limit at once.
-_POOL: list = []
+#: The threads a main-thread pass may run its chunks on: one pool and its size, replaced by a
+#: larger one on demand. Passes from other threads (Dask's workers, a user's pool) run their
+#: chunks in their own thread: their parallelism is already the workers', and only one thread
+#: may change the BLAS's limit at once.
+_POOL: list[tuple[ThreadPoolExecutor, int]] = []
 _POOL_LOCK = threading.Lock()
 
 
@@ -65,18 +68,16 @@ def host_workers() -> int:
     return blas_threads()
 
 
-def run_chunks(work, starts, workers: int) -> None:
+def run_chunks(work: Callable[[int], None], starts: Iterable[int], workers: int) -> None:
     """``work(start)`` for every start, on ``workers`` threads with a one-thread BLAS inside
-    (in this thread alone when ``workers`` is 1)."""
+    (in this thread alone when ``workers`` is 1); an exception in one is raised here."""
     if workers <= 1:
         for start in starts:
             work(start)
         return
-    from concurrent.futures import ThreadPoolExecutor
-
     with _POOL_LOCK:
-        if not _POOL or _POOL[0]._max_workers < workers:
-            _POOL[:] = [ThreadPoolExecutor(workers, thread_name_prefix="lrkl")]
-        pool = _POOL[0]
+        if not _POOL or _POOL[0][1] < workers:
+            _POOL[:] = [(ThreadPoolExecutor(workers, thread_name_prefix="lrkl"), workers)]
+        pool = _POOL[0][0]
     with blas_limit(1):
         list(pool.map(work, starts))
