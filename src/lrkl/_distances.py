@@ -17,7 +17,7 @@ from array_api_compat import is_numpy_namespace
 
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
 from lrkl._linalg import sum_each_row
-from lrkl._threads import THREADED_ENTRIES, chunk_rows, host_workers, run_chunks
+from lrkl._threads import plan_chunks, run_chunks
 from lrkl._typing import Array
 
 __all__ = [
@@ -57,7 +57,7 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
 
 
 #: Rows per chunk of a NumPy kernel block (more where the columns are few,
-#: :func:`lrkl._threads.chunk_rows`): the GEMM writes each chunk and the elementwise
+#: :func:`lrkl._threads.plan_chunks`): the GEMM writes each chunk and the elementwise
 #: passes (the norms, the clip, ``exp``) run on it while it is in cache, not over the whole
 #: block in memory (a 10⁴ × 5·10³ Gaussian block, d = 10, on one core: 101 ms, from 179 ms;
 #: 55 ms on two threads).
@@ -114,10 +114,7 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
     out = np.empty((A.shape[0], B.shape[0]), dtype=np.result_type(A, B))
     B_t = B.T  # the operands of the unchunked product: its kernel, its rounding
 
-    step = chunk_rows(B.shape[0], CHUNK_ROWS)
-
-    def finish(start: int) -> None:
-        rows = slice(start, start + step)
+    def finish(rows: slice) -> None:
         chunk = out[rows]
         np.matmul(A[rows], B_t, out=chunk)
         chunk -= half_A[rows, None]
@@ -128,9 +125,8 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
 
     # NumPy's exp runs on one thread: the chunks on as many threads as the BLAS has (each with
     # a one-thread BLAS), 1.8 times faster on 2 cores; every chunk's values are the same.
-    starts = range(0, A.shape[0], step)
-    threaded = len(starts) > 1 and out.size >= THREADED_ENTRIES
-    run_chunks(finish, starts, host_workers() if threaded else 1)
+    plan = plan_chunks(A.shape[0], B.shape[0], CHUNK_ROWS)
+    run_chunks(finish, plan.slices, plan.workers)
     return out
 
 

@@ -171,3 +171,12 @@ def require_fold_weights(w_tr: Array | None, w_te: Array | None, *, xp: ModuleTy
                 "choose other folds (cv), or drop the rows of weight 0"
             )
             raise ValueError(msg)
+
+
+def fold_mask(rows: Any, like: Array, *, xp: ModuleType) -> Array:
+    """1 on a fold's row numbers ``rows`` (host integers, as :func:`cv_folds` gives), 0
+    elsewhere: an array of the shape, dtype and device of the n-vector ``like`` (a fold as
+    weights, for a solver that keeps all the rows)."""
+    mask = np.zeros(like.shape[0])
+    mask[np.asarray(rows)] = 1.0
+    return xp.asarray(mask, dtype=like.dtype, device=device_of(like))

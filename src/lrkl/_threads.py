@@ -14,6 +14,7 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any, NamedTuple
 
 from threadpoolctl import ThreadpoolController
 
@@ -42,12 +43,6 @@ def blas_threads() -> int:
 CHUNK_ENTRIES = 2**19
 
 
-def chunk_rows(n_cols: int, minimum: int) -> int:
-    """Rows per chunk of a NumPy pass over blocks of ``n_cols`` columns: ``minimum`` (the rows
-    that keep a wide chunk in cache), or more where the columns are few."""
-    return max(minimum, CHUNK_ENTRIES // max(1, n_cols))
-
-
 #: The smallest block of work (kernel entries) whose chunks are spread over threads: below it
 #: (about 5 ms of work) starting the threads would cost more than they save.
 THREADED_ENTRIES = 2**20
@@ -68,16 +63,34 @@ def host_workers() -> int:
     return blas_threads()
 
 
-def run_chunks(work: Callable[[int], None], starts: Iterable[int], workers: int) -> None:
-    """``work(start)`` for every start, on ``workers`` threads with a one-thread BLAS inside
+class ChunkPlan(NamedTuple):
+    """The row chunks of a NumPy pass and the threads to run them on."""
+
+    slices: list[slice]  # the chunks' rows
+    workers: int
+
+
+def plan_chunks(n_rows: int, n_cols: int, minimum: int) -> ChunkPlan:
+    """Chunks of ``minimum`` rows, or more where the columns are few (at least
+    :data:`CHUNK_ENTRIES` entries: narrow blocks are not cut into chunks whose calls cost more
+    than their work), on :func:`host_workers` threads where the block has
+    :data:`THREADED_ENTRIES` entries or more and several chunks, else on this one."""
+    step = max(minimum, CHUNK_ENTRIES // max(1, n_cols))
+    chunks = [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    threaded = len(chunks) > 1 and n_rows * n_cols >= THREADED_ENTRIES
+    return ChunkPlan(chunks, min(host_workers(), len(chunks)) if threaded else 1)
+
+
+def run_chunks(work: Callable[[Any], None], items: Iterable[Any], workers: int) -> None:
+    """``work(item)`` for every item, on ``workers`` threads with a one-thread BLAS inside
     (in this thread alone when ``workers`` is 1); an exception in one is raised here."""
     if workers <= 1:
-        for start in starts:
-            work(start)
+        for item in items:
+            work(item)
         return
     with _POOL_LOCK:
         if not _POOL or _POOL[0][1] < workers:
             _POOL[:] = [(ThreadPoolExecutor(workers, thread_name_prefix="lrkl"), workers)]
         pool = _POOL[0][0]
     with blas_limit(1):
-        list(pool.map(work, starts))
+        list(pool.map(work, items))

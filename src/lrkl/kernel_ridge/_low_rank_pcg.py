@@ -8,13 +8,12 @@ from __future__ import annotations
 import warnings
 from typing import Any, NamedTuple
 
-import numpy as np
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of, get_namespace
 from lrkl._executor import executor_for
-from lrkl._model_selection import check_grid, cv_folds, require_fold_weights
+from lrkl._model_selection import check_grid, cv_folds, fold_mask, require_fold_weights
 from lrkl._typing import Array
 from lrkl.kernel_ridge._budget import DEFAULT_CENTRES, memory_budget_of
 from lrkl.kernel_ridge._pcg import (
@@ -225,7 +224,7 @@ class _PCGFit:
         order = sorted(range(len(internal)), key=lambda i: -internal[i])
         per_fold, kept = [], None
         for train, test in folds:
-            w_tr, w_te = (weights * _row_mask(rows, weights, xp=xp) for rows in (train, test))
+            w_tr, w_te = (weights * fold_mask(rows, weights, xp=xp) for rows in (train, test))
             require_fold_weights(w_tr, w_te, xp=xp)
             targets = system.weighted(y, w_tr)
             solutions: list[Any] = [None] * len(internal)
@@ -242,14 +241,6 @@ class _PCGFit:
             per_fold.append(system.squared_errors(targets, solutions, w_te))
             kept = solutions if kept is None else kept
         return _PCGPath(system, alphas, internal, per_fold, kept)
-
-
-def _row_mask(rows: Any, like: Array, *, xp: Any) -> Array:
-    """1 on the row numbers ``rows``, 0 elsewhere: an array of the shape, dtype and device of
-    the n-vector ``like``."""
-    mask = np.zeros(like.shape[0])
-    mask[np.asarray(rows)] = 1.0
-    return xp.asarray(mask, dtype=like.dtype, device=device_of(like))
 
 
 def xp_itemsize(X: Array) -> int:

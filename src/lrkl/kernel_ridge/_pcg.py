@@ -38,7 +38,7 @@ from array_api_compat import is_numpy_namespace
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
 from lrkl._linalg import cholesky, solve_triangular, upper_gram
-from lrkl._threads import THREADED_ENTRIES, chunk_rows, host_workers, run_chunks
+from lrkl._threads import plan_chunks, run_chunks
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lowrank._nystrom import landmark_jitter
@@ -201,18 +201,14 @@ class NystromSystem:
         rows, whose kernel values are computed (or widened from the cache) and used while they
         are in cache, on as many threads as the BLAS has (:func:`lrkl._threads.run_chunks`,
         each thread summing its own chunks); elsewhere (a GPU) on the whole block."""
-        n, step = rows.shape[0], chunk_rows(self.S.shape[0], PASS_CHUNK)
-        if not is_numpy_namespace(self.xp) or n <= step:
+        plan = plan_chunks(rows.shape[0], self.S.shape[0], PASS_CHUNK)
+        if not is_numpy_namespace(self.xp) or len(plan.slices) == 1:
             return fn(self._kernel_rows(rows, centre), *others)
-        starts = list(range(0, n, step))
-        threaded = n * self.S.shape[0] >= THREADED_ENTRIES
-        workers = min(host_workers(), len(starts)) if threaded else 1
-        groups = [starts[g::workers] for g in range(workers)]
+        workers = plan.workers
         sums: list[Any] = [None] * workers
 
         def work(g: int) -> None:
-            for start in groups[g]:
-                chunk = slice(start, start + step)
+            for chunk in plan.slices[g::workers]:
                 part = fn(
                     self._kernel_rows(rows[chunk], centre),
                     *(None if a is None else a[chunk] for a in others),
@@ -393,20 +389,16 @@ def decision(
     :data:`PASS_CHUNK` rows on the BLAS's threads, no kernel block held beyond a chunk."""
     tail = () if coef.ndim == 1 else (coef.shape[1],)
 
-    step = chunk_rows(S.shape[0], PASS_CHUNK)
-
     def scores(rows: Array) -> Array:
-        n = rows.shape[0]
-        if not is_numpy_namespace(xp) or n <= step:
+        plan = plan_chunks(rows.shape[0], S.shape[0], PASS_CHUNK)
+        if not is_numpy_namespace(xp) or len(plan.slices) == 1:
             return kernel._evaluate(rows, S, xp=xp) @ coef + intercept
-        out = xp.empty((n, *tail), dtype=coef.dtype)
+        out = xp.empty((rows.shape[0], *tail), dtype=coef.dtype)
 
-        def work(start: int) -> None:
-            chunk = slice(start, start + step)
+        def work(chunk: slice) -> None:
             out[chunk, ...] = kernel._evaluate(rows[chunk, ...], S, xp=xp) @ coef + intercept
 
-        threaded = n * S.shape[0] >= THREADED_ENTRIES
-        run_chunks(work, range(0, n, step), host_workers() if threaded else 1)
+        run_chunks(work, plan.slices, plan.workers)
         return out
 
     run = executor_for(X, xp=xp, row_work=S.shape[0])
