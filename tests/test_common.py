@@ -73,7 +73,10 @@ ESTIMATORS = [
     *(AlignmentKernelRidge(TWO_KERNELS, method=m) for m in ("align", "alignf", "alignfc")),
     MklarenRegressor(n_components=10, lookahead=5),
     LowRankMKLClassifier(TWO_KERNELS, rank=5, random_state=0),
-    LowRankMKLClassifier(TWO_KERNELS, rank=5, p=1.2, solver="gfb_naive", random_state=0),
+    LowRankMKLClassifier(TWO_KERNELS, rank=5, loss="hinge", random_state=0),
+    LowRankMKLClassifier(
+        TWO_KERNELS, rank=5, p=1.2, loss="hinge", solver="gfb_naive", random_state=0
+    ),
 ]
 
 

@@ -352,6 +352,7 @@ def test_multiclass_one_vs_rest_with_text_labels():
 def test_every_solver_gives_the_same_weights(solver):
     X, y = _classification(n=80)
     params = dict(rank=6, C=1.0, random_state=0, max_iter=20000, max_outer_iter=300, stop="change")
+    params["loss"] = "hinge"
     reference = LowRankMKLClassifier(solver="interior_point", tol=1e-10, **params).fit(X, y)
     tol = 1e-4 if solver == "liblinear" else 1e-10
     clf = LowRankMKLClassifier(solver=solver, tol=tol, weight_tol=1e-6, **params).fit(X, y)
@@ -366,7 +367,7 @@ def test_classifier_gap_rule_reaches_the_optimum():
     """stop="gap" ends each fit with the duality gap it asked for, and the weights of the
     interior-point fit; the default relative-change rule reports the gap it stopped at."""
     X, y = _classification(n=80)
-    params = dict(rank=6, C=1.0, random_state=0, max_outer_iter=300)
+    params = dict(rank=6, C=1.0, random_state=0, max_outer_iter=300, loss="hinge")
     reference = LowRankMKLClassifier(
         solver="interior_point", tol=1e-10, stop="change", **params
     ).fit(X, y)
@@ -445,7 +446,7 @@ def test_gap_rule_certifies_the_exact_mkl_objective():
     np.testing.assert_allclose(result.weights, d_ref, atol=2e-2)
 
 
-@pytest.mark.parametrize("solver", ["gfb", "gfb_naive"])
+@pytest.mark.parametrize("solver", ["gfb", "gfb_naive", "newton"])
 def test_gap_rule_does_not_hang_on_the_last_bits(solver):
     """scikit-learn's check_fit_idempotent data (100 rows near 100, random labels, a Gaussian and
     a linear kernel): the weight-change rule converged or not by the BLAS kernel; the gap rule
@@ -454,6 +455,7 @@ def test_gap_rule_does_not_hang_on_the_last_bits(solver):
     X = rng.normal(loc=100, size=(80, 2))
     y = rng.randint(0, 2, size=80)
     params = dict(kernels=[Gaussian(0.1), "linear"], p=1.2, rank=5, solver=solver, random_state=0)
+    params["loss"] = "squared_hinge" if solver == "newton" else "hinge"
     fits = [
         LowRankMKLClassifier(**params).fit(X_, y) for X_ in (X, np.nextafter(X, np.inf))
     ]  # a ConvergenceWarning would fail the test (warnings are errors)
@@ -464,9 +466,9 @@ def test_gap_rule_does_not_hang_on_the_last_bits(solver):
 def test_non_finite_iterates_stop_with_the_parameter_named():
     X, y = _classification(n=40)
     with pytest.raises(ValueError, match=r"alpha_scale must .* received 1e\+300"):
-        LowRankMKLClassifier(rank=5, alpha_scale=1e300).fit(X, y)
+        LowRankMKLClassifier(rank=5, alpha_scale=1e300, loss="hinge").fit(X, y)
     with pytest.raises(ValueError, match=r"alpha_scale must .* received 1e\+300"):
-        LowRankMKLClassifier(rank=5, alpha_scale=1e300, stop="change").fit(X, y)
+        LowRankMKLClassifier(rank=5, alpha_scale=1e300, stop="change", loss="hinge").fit(X, y)
 
 
 def test_large_eta_takes_a_step_that_converges():
@@ -580,7 +582,7 @@ def test_a_huge_eta_gives_the_majority_class_with_finite_decision_values(eta):
     X = rng.normal(size=(30, 2))
     y = (X[:, 0] > 0.3).astype(int)  # 20 of class 0, 10 of class 1
     model = LowRankMKLClassifier(
-        kernels=[Gaussian(gamma=1.0)], rank=5, eta=eta, random_state=0
+        kernels=[Gaussian(gamma=1.0)], rank=5, eta=eta, loss="hinge", random_state=0
     ).fit(X, y)
     decision = model.decision_function(X)
     assert np.all(np.isfinite(decision))

@@ -106,7 +106,7 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     "SLKLClassifier": lambda: SLKLClassifier(n_columns=15, random_state=0),
     "LowRankMKLClassifier": lambda: LowRankMKLClassifier(_kernels(), rank=5, random_state=0),
     "LowRankMKLClassifier-gfb_naive": lambda: LowRankMKLClassifier(
-        _kernels(), rank=5, p=1.2, solver="gfb_naive", random_state=0
+        _kernels(), rank=5, p=1.2, loss="hinge", solver="gfb_naive", random_state=0
     ),
 }
 

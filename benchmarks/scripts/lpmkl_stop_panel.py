@@ -53,7 +53,9 @@ def panel(args: argparse.Namespace) -> None:
                 n = min(args.n, data.X.shape[0] // 2)
                 train, test = order[:n], order[n : 2 * n]
                 for rule, params in RULES.items():
-                    model = LowRankMKLClassifier(rank=50, C=C, random_state=seed, **params)
+                    model = LowRankMKLClassifier(
+                        rank=50, C=C, loss="hinge", random_state=seed, **params
+                    )
                     start = time.perf_counter()
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always", ConvergenceWarning)

@@ -167,6 +167,7 @@ def liblinear(args):
                             p=args.p,
                             C=C,
                             solver=solver,
+                            loss="hinge",
                             random_state=seed,
                         ).fit(X_train, y_train)
                     seconds = time.perf_counter() - start
@@ -239,7 +240,9 @@ def fits(args):
             for C in args.Cs:
                 cells = []
                 for scale in (1.0, "auto"):
-                    model = LowRankMKLClassifier(C=C, alpha_scale=scale, random_state=seed)
+                    model = LowRankMKLClassifier(
+                        C=C, alpha_scale=scale, loss="hinge", random_state=seed
+                    )
                     pipeline = make_pipeline(StandardScaler(), model)
                     start = time.perf_counter()
                     with warnings.catch_warnings():
@@ -297,7 +300,7 @@ def tolerance(args):
     for seed in args.seeds:
         X_train, X_test, y_train, y_test = _synthetic_split(seed)
         for label, params in settings.items():
-            model = LowRankMKLClassifier(rank=100, random_state=seed, **params)
+            model = LowRankMKLClassifier(rank=100, loss="hinge", random_state=seed, **params)
             model, seconds, mkl_gap = _timed_fit(model, X_train, y_train)
             print(
                 f"{label} | {seed} | {seconds:.2f} | {model.objectives_[-1]:.6g} | "
@@ -328,6 +331,7 @@ def gap(args):
                     rank=100,
                     C=C,
                     mkl_tol=1e-6,
+                    loss="hinge",
                     max_iter=100_000,
                     max_outer_iter=10_000,
                     random_state=0,
@@ -336,7 +340,7 @@ def gap(args):
                 y,
             )
             for rule, params in rules.items():
-                model = LowRankMKLClassifier(rank=100, C=C, random_state=0, **params)
+                model = LowRankMKLClassifier(rank=100, C=C, loss="hinge", random_state=0, **params)
                 model, seconds, mkl_gap = _timed_fit(model, X, y)
                 change = float(np.max(np.abs(model.kernel_weights_ - reference.kernel_weights_)))
                 print(

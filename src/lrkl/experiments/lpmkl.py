@@ -199,6 +199,7 @@ def _low_rank(split, kernels, R, p, C, solver, run, settings: LpMKLSettings) -> 
         rank=R,
         p=p,
         C=C,
+        loss="hinge",
         solver=solver,
         tol=TOL_PAPER,
         stop="change",

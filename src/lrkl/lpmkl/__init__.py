@@ -1,5 +1,6 @@
 """ℓp-norm multiple kernel learning with low-rank kernels (Rakotomamonjy & Chanda): the SVM
-over ``Σ_k d_k V_k V_kᵀ`` by generalized forward-backward splitting, the ℓp weight update, and
+over ``Σ_k d_k V_k V_kᵀ`` by Newton's method (squared hinge) or generalized forward-backward
+splitting (hinge), the ℓp weight update, and
 :class:`LowRankMKLClassifier`."""
 
 from lrkl._base import old_module_names
@@ -24,6 +25,7 @@ from lrkl.lpmkl._mkl import (
     mkl_objective,
     solve_lp_mkl,
 )
+from lrkl.lpmkl._newton import NewtonState, solve_newton_svm
 
 __all__ = [
     "SVM_SOLVERS",
@@ -31,6 +33,7 @@ __all__ = [
     "LowRankMKLClassifier",
     "MKLResult",
     "MKLState",
+    "NewtonState",
     "SVMProblem",
     "SVMSolution",
     "auto_alpha_scale",
@@ -41,6 +44,7 @@ __all__ = [
     "mkl_objective",
     "solve_gfb_svm",
     "solve_lp_mkl",
+    "solve_newton_svm",
     "svm_dual_objective",
     "svm_problem",
 ]

@@ -21,16 +21,20 @@ from lrkl._typing import Array
 ROUNDING_FACTOR = 16
 
 
-def hinge_term(
-    decision: Array, intercept: Array, y: Array, C: float, *, xp: ModuleType
+def loss_term(
+    decision: Array, intercept: Array, y: Array, C: float, loss: str, *, xp: ModuleType
 ) -> tuple[Array, Array]:
-    """A gap's hinge term ``C Σ_i max(0, 1 − y_i (g_i + b))`` and the magnitude its rounding
-    scales with: ``C Σ_i (1 + |g_i| + |b|)`` over the rows whose margin is not above 1 by more
-    than that rounding (a clipped term is exactly zero)."""
+    """A gap's loss term, ``C Σ_i max(0, 1 − y_i (g_i + b))`` (``loss="hinge"``) or its square
+    (``"squared_hinge"``), and the magnitude its rounding scales with: ``C Σ_i (1 + |g_i| + |b|)``
+    (squared for the squared hinge) over the rows whose margin is not above 1 by more than that
+    rounding (a clipped term is exactly zero)."""
     slack = 1.0 - y * (decision + intercept)
     terms = 1.0 + xp.abs(decision) + xp.abs(intercept)
     near = slack > -ROUNDING_FACTOR * xp.finfo(terms.dtype).eps * terms
-    return C * xp.sum(xp.clip(slack, min=0.0)), C * xp.sum(xp.where(near, terms, 0.0))
+    xi = xp.clip(slack, min=0.0)
+    if loss == "squared_hinge":
+        xi, terms = xi * xi, terms * terms
+    return C * xp.sum(xi), C * xp.sum(xp.where(near, terms, 0.0))
 
 
 def relative_gap(primal: Array, dual: Array, magnitude: Array, *, xp: ModuleType) -> float:

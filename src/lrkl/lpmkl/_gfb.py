@@ -37,7 +37,15 @@ from lrkl._backend import check_array, device_of, get_namespace
 from lrkl._checks import check_integer, check_namespace, check_number, check_option
 from lrkl._linalg import cho_factor, cho_solve, eigh
 from lrkl._typing import Array
-from lrkl.lpmkl._gap_rounding import hinge_term, relative_gap
+from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
+from lrkl.lpmkl._losses import (
+    LOSSES,
+    _feasible,
+    _hinge_intercept,
+    best_intercept,
+    check_solver_loss,
+    dual_penalty,
+)
 
 __all__ = [
     "AUTO_SCALE_CONSTANT",
@@ -79,6 +87,7 @@ class SVMProblem(NamedTuple):
     y: Array  # shape: (n,), labels ±1 in the features' dtype
     C: float
     rotations: tuple[Array, ...]  # Q_k, shape (R_k, R_k): V[k][:, :R_k] = V_k Q_k
+    loss: str = "hinge"  # or "squared_hinge" (lrkl.lpmkl._losses)
 
     def feature_weights(self, w: Array, *, xp: ModuleType) -> Array:
         """The weights of the stacked original features ``[V_1 … V_m]`` (length ``Σ R_k``) for
@@ -110,9 +119,12 @@ class SVMSolution(NamedTuple):
     state: Any
 
 
-def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType) -> SVMProblem:
+def svm_problem(
+    features: Sequence[Array], y: Array, C: float, *, loss: str = "hinge", xp: ModuleType
+) -> SVMProblem:
     """Problem (4) for any kernel weights: each ``V_k`` (n × R_k) rotated to orthogonal columns,
-    ``O(n R_k²)`` each, and stacked.
+    ``O(n R_k²)`` each, and stacked. ``loss`` is ``"hinge"`` (the paper's) or
+    ``"squared_hinge"`` (:mod:`lrkl.lpmkl._losses`).
 
     ``features`` is a non-empty sequence of finite 2-D arrays of ``xp`` with ``n`` rows each,
     ``y`` holds the labels −1 and 1, each at least once (in the features' dtype), ``C > 0``;
@@ -120,6 +132,7 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
     """
     check_namespace(xp)
     check_number(C, name="C", strict=True)
+    check_option(loss, LOSSES, name="loss")
     if isinstance(features, str) or not isinstance(features, Sequence) or not features:
         msg = f"features must be a non-empty sequence of 2-D arrays, received {features!r:.80}"
         raise TypeError(msg)
@@ -136,7 +149,7 @@ def svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType
             )
             raise ValueError(msg)
     check_labels(y, both=True, xp=xp)  # one class has no margin: the intercept is undefined
-    return _svm_problem(features, y, C, xp=xp)
+    return _svm_problem(features, y, C, loss=loss, xp=xp)
 
 
 def check_labels(y: Array, *, name: str = "y", both: bool = False, xp: ModuleType) -> Array:
@@ -175,6 +188,7 @@ def check_problem(problem: Any) -> SVMProblem:
         msg = "problem.y must hold labels -1 and 1"
         raise ValueError(msg)
     check_number(problem.C, name="problem.C", strict=True)
+    check_option(problem.loss, LOSSES, name="problem.loss")
     rotations = problem.rotations
     if not isinstance(rotations, tuple) or len(rotations) != m:
         msg = (
@@ -233,7 +247,9 @@ def check_solution(
     return solution
 
 
-def _svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleType) -> SVMProblem:
+def _svm_problem(
+    features: Sequence[Array], y: Array, C: float, *, loss: str = "hinge", xp: ModuleType
+) -> SVMProblem:
     """:func:`svm_problem` on trusted inputs."""
     width = max(int(V.shape[1]) for V in features)
     dev = device_of(features[0])
@@ -250,7 +266,7 @@ def _svm_problem(features: Sequence[Array], y: Array, C: float, *, xp: ModuleTyp
         rotated.append(Vq)
         norms.append(s)
         rotations.append(Q)
-    return SVMProblem(xp.stack(rotated), xp.stack(norms), y, float(C), tuple(rotations))
+    return SVMProblem(xp.stack(rotated), xp.stack(norms), y, float(C), tuple(rotations), loss)
 
 
 def auto_alpha_scale(
@@ -321,13 +337,6 @@ def hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
         raise ValueError(msg)
     check_labels(y, both=True, xp=xp)
     return _hinge_intercept(decision, y, xp=xp)
-
-
-def _hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
-    """:func:`hinge_intercept` on trusted inputs."""
-    t = xp.sort(y - decision)
-    n_pos = int(xp.sum(xp.astype(y > 0, xp.int64)))
-    return 0.5 * (t[n_pos - 1] + t[n_pos])
 
 
 class _Projections(NamedTuple):
@@ -458,6 +467,7 @@ def solve_gfb_svm(
     check_option(box_update, BOX_UPDATES, name="box_update")
     check_option(stop, STOPS, name="stop")
     d = check_weights(d, problem, xp=xp)
+    check_solver_loss("gfb" if variant == "split" else "gfb_naive", problem.loss)
     check_number(eta, name="eta")
     check_number(tol, name="tol")
     check_integer(max_iter, name="max_iter", low=0)  # 0: the starting point's solution
@@ -564,7 +574,7 @@ def _solve_gfb_svm(
         previous = objective
     alpha = t * beta
     alpha = (
-        _feasible(alpha, problem, xp=xp)
+        _feasible(alpha, problem.y, problem.C, problem.loss, xp=xp)
         if stop == "gap"
         else xp.clip(alpha, min=0.0, max=problem.C)
     )
@@ -583,31 +593,16 @@ def _require_finite(value: float, n_iter: int, eta: float, alpha_scale: float) -
         raise ValueError(msg)
 
 
-def _feasible(alpha: Array, problem: SVMProblem, *, xp: ModuleType) -> Array:
-    """``alpha`` clipped to the box and made to satisfy ``yᵀα = 0`` by scaling down the class
-    with the larger sum (which stays in the box): a dual-feasible point near ``alpha``."""
-    alpha = xp.clip(alpha, min=0.0, max=problem.C)
-    positive = problem.y > 0
-    total_pos = xp.sum(xp.where(positive, alpha, 0.0))
-    total_neg = xp.sum(xp.where(positive, 0.0, alpha))
-    scale_pos = xp.where(
-        total_pos > total_neg, total_neg / xp.where(total_pos > 0, total_pos, 1.0), 1.0
-    )
-    scale_neg = xp.where(
-        total_neg > total_pos, total_pos / xp.where(total_neg > 0, total_neg, 1.0), 1.0
-    )
-    return alpha * xp.where(positive, scale_pos, scale_neg)
-
-
 def duality_gap(
     problem: SVMProblem, d: Array, alpha: Array, *, eta: float = 0.0, xp: ModuleType
 ) -> float:
     """The relative duality gap ``(P − D) / max(|P|, |D|)`` of problem (4) at ``alpha``, first
-    made dual-feasible (:func:`_feasible`).
+    made dual-feasible (:func:`lrkl.lpmkl._losses._feasible`).
 
     ``D = 1ᵀα − ½αᵀY(K_d + ηI)Yα`` is (4)'s objective negated; ``P`` is the primal of the SVM
     with kernel ``K_d + ηI``, ``½‖f‖² + C Σ_i max(0, 1 − y_i f(x_i))``, at the function
-    ``f = Σ_j α_j y_j (K_d + ηI)(x_j, ·) + b`` with the intercept of the KKT conditions. Any
+    ``f = Σ_j α_j y_j (K_d + ηI)(x_j, ·) + b`` with the intercept of the KKT conditions. For
+    the squared hinge, ``P``'s loss is squared, ``D`` has ``−‖α‖²/(4C)`` and no upper bound. Any
     such pair has ``D ≤ D* = P* ≤ P``, so the gap bounds how far both are from the optimum. A
     gap within the rounding of its own terms is 0 (``lrkl.lpmkl._gap_rounding``). Costs two
     passes over the features and a sort.
@@ -640,15 +635,17 @@ def _duality_gap(
 ) -> float:
     """:func:`duality_gap` on trusted inputs."""
     y = problem.y
-    alpha = _feasible(alpha, problem, xp=xp)
+    alpha = _feasible(alpha, problem.y, problem.C, problem.loss, xp=xp)
     decision = _decision(problem, d[:, None] * _kernel_products(problem, alpha, xp=xp), xp=xp)
     decision = decision + eta * y * alpha
     quadratic = xp.sum(y * alpha * decision)
-    intercept = _hinge_intercept(decision, y, xp=xp)
-    hinge, hinge_magnitude = hinge_term(decision, intercept, y, problem.C, xp=xp)
-    primal = 0.5 * quadratic + hinge
-    dual = xp.sum(alpha) - 0.5 * quadratic
-    return relative_gap(primal, dual, xp.abs(quadratic) + xp.sum(alpha) + hinge_magnitude, xp=xp)
+    intercept = best_intercept(decision, y, problem.C, problem.loss, xp=xp)
+    loss, loss_magnitude = loss_term(decision, intercept, y, problem.C, problem.loss, xp=xp)
+    penalty = dual_penalty(alpha, problem.C, problem.loss, xp=xp)
+    primal = 0.5 * quadratic + loss
+    dual = xp.sum(alpha) - 0.5 * quadratic - penalty
+    magnitude = xp.abs(quadratic) + xp.sum(alpha) + penalty + loss_magnitude
+    return relative_gap(primal, dual, magnitude, xp=xp)
 
 
 def dual_solution(
@@ -665,7 +662,7 @@ def dual_solution(
     and the intercept of the KKT conditions (:func:`hinge_intercept`)."""
     w = d[:, None] * _kernel_products(problem, alpha, xp=xp)
     decision = _decision(problem, w, xp=xp)
-    intercept = _hinge_intercept(decision, problem.y, xp=xp)
+    intercept = best_intercept(decision, problem.y, problem.C, problem.loss, xp=xp)
     return SVMSolution(alpha, w, decision, intercept, n_iter, converged, state)
 
 

@@ -23,18 +23,18 @@ from typing import NamedTuple
 from lrkl._backend import check_array, device_of
 from lrkl._checks import check_bool, check_integer, check_namespace, check_number, check_option
 from lrkl._typing import Array
-from lrkl.lpmkl._gap_rounding import hinge_term, relative_gap
+from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
-    _feasible,
-    _hinge_intercept,
     _kernel_products,
     _solve_gfb_svm,
     check_problem,
     check_solution,
     check_weights,
 )
+from lrkl.lpmkl._losses import _feasible, best_intercept, check_solver_loss, dual_penalty
+from lrkl.lpmkl._newton import _solve_newton_svm
 
 __all__ = [
     "MKL_STOPS",
@@ -73,7 +73,7 @@ def _lp_weights(norms2: Array, p: float, *, xp: ModuleType) -> Array:
 
 def mkl_objective(solution: SVMSolution, problem: SVMProblem, d: Array, *, xp: ModuleType) -> float:
     """The MKL primal ``½ Σ_k ‖f_k‖²/d_k + C Σ_i max(0, 1 − y_i f(x_i))`` at a solution (a
-    kernel with ``d_k = 0`` contributes nothing).
+    kernel with ``d_k = 0`` contributes nothing), the loss squared for the squared hinge.
 
     ``problem`` comes from :func:`lrkl.lpmkl.svm_problem`, ``solution`` is an
     :class:`~lrkl.lpmkl.SVMSolution` of it (finite arrays of the problem's shapes) and ``d``
@@ -93,9 +93,10 @@ def _mkl_objective(
     norms2 = xp.sum(solution.w * solution.w, axis=1)
     positive = d > 0
     ratio = xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0)
-    margins = problem.y * (solution.decision + solution.intercept)
-    hinge = xp.sum(xp.clip(1.0 - margins, min=0.0))
-    return float(0.5 * xp.sum(ratio) + problem.C * hinge)
+    loss, _ = loss_term(
+        solution.decision, solution.intercept, problem.y, problem.C, problem.loss, xp=xp
+    )
+    return float(0.5 * xp.sum(ratio) + loss)
 
 
 def _power_mean_norm(values: Array, power: float, *, xp: ModuleType) -> Array:
@@ -137,27 +138,33 @@ def _mkl_duality_gap(
 ) -> float:
     """:func:`mkl_duality_gap` on trusted inputs."""
     y = problem.y
-    alpha = _feasible(solution.alpha, problem, xp=xp)
+    alpha = _feasible(solution.alpha, problem.y, problem.C, problem.loss, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
     conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
-    quadratic = 0.5 * eta * xp.sum(alpha * alpha) + 0.5 * _power_mean_norm(
-        xp.sum(products * products, axis=1), conjugate, xp=xp
+    quadratic = (
+        0.5 * eta * xp.sum(alpha * alpha)
+        + dual_penalty(alpha, problem.C, problem.loss, xp=xp)
+        + 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
     )
     dual = xp.sum(alpha) - quadratic
     decision = solution.decision + eta * y * solution.alpha
-    intercept = _hinge_intercept(decision, y, xp=xp)
-    hinge, hinge_magnitude = hinge_term(decision, intercept, y, problem.C, xp=xp)
+    intercept = best_intercept(decision, y, problem.C, problem.loss, xp=xp)
+    loss, loss_magnitude = loss_term(decision, intercept, y, problem.C, problem.loss, xp=xp)
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
     regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
     # the function's own ηI part: its weights are the solution's α, not the feasible one's
     penalty = 0.5 * eta * xp.sum(solution.alpha * solution.alpha)
-    primal = regulariser + penalty + hinge
-    magnitude = xp.sum(alpha) + quadratic + regulariser + penalty + hinge_magnitude
+    primal = regulariser + penalty + loss
+    magnitude = xp.sum(alpha) + quadratic + regulariser + penalty + loss_magnitude
     return relative_gap(primal, dual, magnitude, xp=xp)
 
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
     return functools.partial(_solve_gfb_svm, variant=variant)
+
+
+def _newton(problem, d, *, state, tol, max_iter, eta, xp, stop="change", alpha_scale=1.0):
+    return _solve_newton_svm(problem, d, state=state, tol=tol, max_iter=max_iter, xp=xp)
 
 
 def _host(name: str) -> Callable[..., SVMSolution]:
@@ -188,9 +195,11 @@ STALL_FACTOR = 0.9
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
 #: max_iter, eta, xp, stop="change", alpha_scale=1.0) -> SVMSolution``; ``stop`` and
-#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.solve_gfb_svm`), the other two stop by their own
-#: criteria and run on NumPy only.
+#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.solve_gfb_svm`); Newton's method (squared hinge,
+#: :func:`lrkl.lpmkl.solve_newton_svm`) takes ``tol`` as its relative Newton decrement; the last
+#: two stop by their own criteria and run on NumPy only.
 SVM_SOLVERS: dict[str, Callable[..., SVMSolution]] = {
+    "newton": _newton,
     "gfb": _gfb("split"),
     "gfb_naive": _gfb("naive"),
     "interior_point": _host("interior_point"),
@@ -221,6 +230,28 @@ class MKLResult(NamedTuple):
     converged: bool
 
 
+def check_solver(solver: str, loss: str, eta: float) -> str:
+    """``solver`` resolved (:func:`_resolved_solver`), if it solves ``loss`` and ``eta`` is 0
+    with the squared hinge; else a ValueError naming them."""
+    solver = _resolved_solver(solver, loss)
+    check_solver_loss(solver, loss)
+    if loss == "squared_hinge" and eta != 0.0:
+        msg = (
+            "eta must be 0 with loss='squared_hinge' (whose dual already holds ‖α‖²/(4C)), "
+            f"received eta={eta!r}"
+        )
+        raise ValueError(msg)
+    return solver
+
+
+def _resolved_solver(solver: str, loss: str) -> str:
+    """``solver``, with ``"auto"`` resolved: Newton's method for the squared hinge, GFB for the
+    hinge."""
+    if solver != "auto":
+        return solver
+    return "newton" if loss == "squared_hinge" else "gfb"
+
+
 #: The largest ``max_outer_iter`` of :func:`solve_lp_mkl` and ``LowRankMKLClassifier``: ``p = 1``
 #: takes a few hundred updates; past ten thousand the weights no longer move in float64.
 MAX_OUTER_ITER = 10_000
@@ -231,7 +262,7 @@ def solve_lp_mkl(
     p: float,
     /,
     *,
-    solver: str = "gfb",
+    solver: str = "auto",
     tol: float = 1e-4,
     weight_tol: float = 1e-4,
     mkl_tol: float = 1e-3,
@@ -248,12 +279,17 @@ def solve_lp_mkl(
     """Algorithm 1: alternate the SVM (4) for fixed ``d`` and the update (3), from ``weights``
     (default uniform, ``‖d‖_p = 1``), warm-starting each SVM from the last one's state.
 
+    ``solver`` names one of :data:`SVM_SOLVERS` that solves the problem's loss
+    (:data:`lrkl.lpmkl._losses.SOLVER_LOSSES`); ``"auto"`` is Newton's method for the squared
+    hinge and GFB for the hinge.
+
     The stopping rule, ``stop``:
 
     - ``"mkl_gap"`` (the default, as in :class:`lrkl.LowRankMKLClassifier`): stop when the
       relative MKL duality gap (:func:`mkl_duality_gap`) is at most ``mkl_tol``. Each SVM is
       solved to a relative duality gap of ``GAP_SHARE`` times the last MKL gap (at least
-      ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior point's tolerance):
+      ``GAP_SHARE·mkl_tol``; by GFB's own ``stop="gap"``, by the interior point's tolerance, by
+      Newton's decrement):
       inexact while the weights move, exact as they settle, so the weights are updated from
       solutions accurate enough to move them the right way, and the gap, a certificate, goes
       to zero whatever rounding the iterates carry. ``tol`` and ``weight_tol`` are not used.
@@ -277,7 +313,7 @@ def solve_lp_mkl(
     """
     check_namespace(xp)
     check_number(p, name="p", low=1.0)
-    check_option(solver, tuple(SVM_SOLVERS), name="solver")
+    check_option(solver, ("auto", *SVM_SOLVERS), name="solver")
     check_option(stop, MKL_STOPS, name="stop")
     check_number(tol, name="tol")  # 0: run to the iteration caps
     check_number(weight_tol, name="weight_tol")
@@ -288,6 +324,7 @@ def solve_lp_mkl(
     if alpha_scale != "auto":
         check_number(alpha_scale, name="alpha_scale", strict=True)
     check_problem(problem)
+    solver = check_solver(solver, problem.loss, eta)
     if weights is not None:
         weights = check_weights(weights, problem, name="weights", xp=xp)
     if callback is not None and not callable(callback):
@@ -317,7 +354,7 @@ def _solve_lp_mkl(
     p: float,
     /,
     *,
-    solver: str = "gfb",
+    solver: str = "auto",
     tol: float = 1e-4,
     weight_tol: float = 1e-4,
     mkl_tol: float = 1e-3,
@@ -332,6 +369,7 @@ def _solve_lp_mkl(
     xp: ModuleType,
 ) -> MKLResult:
     """:func:`solve_lp_mkl` on trusted inputs."""
+    solver = _resolved_solver(solver, problem.loss)
     m = problem.V.shape[0]
     dtype = problem.V.dtype
     if weights is None:

@@ -1,0 +1,144 @@
+"""The two SVM losses of the ℓp-MKL problem and what differs between them.
+
+- ``"hinge"`` (the paper's): ``C Σ_i max(0, 1 − y_i f(x_i))``; the dual (4) keeps α in the box
+  ``[0, C]``.
+- ``"squared_hinge"`` (scikit-learn's ``LinearSVC`` default, Keerthi & DeCoste 2005):
+  ``C Σ_i max(0, 1 − y_i f(x_i))²``; its dual is (4) without the upper bound on α and with
+  ``‖α‖²/(4C)`` added, and at the optimum ``α_i = 2C max(0, 1 − y_i f(x_i))``. The primal is
+  once differentiable, so Newton's method solves it in a few steps whatever ``C``
+  (:mod:`lrkl.lpmkl._newton`).
+
+Both intercepts are the minimisers of the loss over ``b`` for fixed decision values.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+from lrkl._backend import device_of
+from lrkl._typing import Array
+
+__all__ = [
+    "LOSSES",
+    "SOLVER_LOSSES",
+    "alpha_bound",
+    "best_intercept",
+    "check_solver_loss",
+    "dual_penalty",
+    "line_minimum",
+]
+
+LOSSES = ("squared_hinge", "hinge")
+
+#: The losses each SVM solver of :data:`lrkl.lpmkl.SVM_SOLVERS` solves.
+SOLVER_LOSSES = {
+    "newton": ("squared_hinge",),
+    "gfb": ("hinge",),
+    "gfb_naive": ("hinge",),
+    "interior_point": ("hinge",),
+    "liblinear": ("hinge",),
+}
+
+
+def check_solver_loss(solver: str, loss: str) -> None:
+    """A ValueError naming both unless ``solver`` solves ``loss``."""
+    allowed = SOLVER_LOSSES[solver]
+    if loss not in allowed:
+        others = [name for name, losses in SOLVER_LOSSES.items() if loss in losses]
+        msg = (
+            f"solver={solver!r} solves loss in {allowed}, received loss={loss!r}: use a solver "
+            f"among {tuple(others)} or loss={allowed[0]!r}"
+        )
+        raise ValueError(msg)
+
+
+def alpha_bound(C: float, loss: str) -> float:
+    """The upper end of α's box in the dual: ``C`` for the hinge, none for its square."""
+    return C if loss == "hinge" else math.inf
+
+
+def dual_penalty(alpha: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
+    """The dual's extra term ``‖α‖²/(4C)`` of the squared hinge (0 for the hinge)."""
+    if loss == "hinge":
+        return xp.zeros((), dtype=alpha.dtype, device=device_of(alpha))
+    return xp.sum(alpha * alpha) / (4.0 * C)
+
+
+def best_intercept(decision: Array, y: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
+    """The intercept ``b`` minimising the loss of ``decision + b`` (both labels present)."""
+    if loss == "hinge":
+        return _hinge_intercept(decision, y, xp=xp)
+    slack = 1.0 - y * decision  # the loss is C Σ max(0, slack_i − t y_i)² at b = t
+    toward = -1.0 if float(xp.sum(y * xp.clip(slack, min=0.0))) < 0.0 else 1.0
+    t = line_minimum(0.0, 0.0, slack, toward * y, C, xp=xp)
+    return xp.asarray(toward * t, dtype=decision.dtype, device=device_of(decision))
+
+
+def _feasible(alpha: Array, y: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
+    """``alpha`` clipped to the box (``[0, C]``, or ``α ≥ 0`` for the squared hinge) and made to
+    satisfy ``yᵀα = 0`` by scaling down the class with the larger sum (which stays in the box):
+    a dual-feasible point near ``alpha``."""
+    alpha = xp.clip(alpha, min=0.0, max=alpha_bound(C, loss))
+    positive = y > 0
+    total_pos = xp.sum(xp.where(positive, alpha, 0.0))
+    total_neg = xp.sum(xp.where(positive, 0.0, alpha))
+    scale_pos = xp.where(
+        total_pos > total_neg, total_neg / xp.where(total_pos > 0, total_pos, 1.0), 1.0
+    )
+    scale_neg = xp.where(
+        total_neg > total_pos, total_pos / xp.where(total_neg > 0, total_neg, 1.0), 1.0
+    )
+    return alpha * xp.where(positive, scale_pos, scale_neg)
+
+
+def _hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
+    """The middle of the interval of minimisers of ``Σ_i max(0, 1 − y_i (g_i + b))``: its
+    breakpoints are ``y_i − g_i`` and its slope ``−n₊`` on the left, each breakpoint adding 1
+    (:func:`lrkl.lpmkl.hinge_intercept`)."""
+    t = xp.sort(y - decision)
+    n_pos = int(xp.sum(xp.astype(y > 0, xp.int64)))
+    return 0.5 * (t[n_pos - 1] + t[n_pos])
+
+
+def line_minimum(a: float, c: float, r: Array, s: Array, C: float, *, xp: ModuleType) -> float:
+    """The exact minimiser over ``t ≥ 0`` of the convex piecewise quadratic
+    ``φ(t) = a t + ½ c t² + C Σ_i max(0, r_i − t s_i)²``, for a descent direction
+    (``φ'(0) ≤ 0``; 0 where φ does not decrease).
+
+    ``φ'`` is piecewise linear and non-decreasing: term ``i`` is active while
+    ``r_i − t s_i > 0``, so it leaves the sum at ``t = r_i/s_i`` (``s_i > 0 < r_i``) or enters it
+    there (``s_i < 0 > r_i``). One sort of those breakpoints and cumulative sums of the changes
+    of ``φ'``'s two coefficients give ``φ'`` at every breakpoint; the zero lies in the first
+    segment whose end has ``φ' ≥ 0``. ``O(n log n)``, in ``r``'s dtype.
+    """
+    active = (r > 0.0) | ((r == 0.0) & (s < 0.0))  # active just after t = 0
+    two_c = 2.0 * C
+    slope0 = a - two_c * xp.sum(xp.where(active, s * r, 0.0))
+    curve0 = c + two_c * xp.sum(xp.where(active, s * s, 0.0))
+    leaving = (s > 0.0) & (r > 0.0)
+    crossing = leaving | ((s < 0.0) & (r < 0.0))
+    tau = xp.where(crossing, r / xp.where(crossing, s, 1.0), math.inf)
+    sign = 1.0 - 2.0 * xp.astype(leaving, r.dtype)  # −1: a leaving term takes its part out
+    order = xp.argsort(tau)
+    tau = xp.take(tau, order)
+    d_slope = xp.take(xp.where(crossing, -sign * two_c * s * r, 0.0), order)
+    d_curve = xp.take(xp.where(crossing, sign * two_c * s * s, 0.0), order)
+    zero = xp.zeros(1, dtype=r.dtype, device=device_of(r))
+    slope = slope0 + xp.concat([zero, xp.cumulative_sum(d_slope)])  # φ' = slope + curve·t
+    curve = curve0 + xp.concat([zero, xp.cumulative_sum(d_curve)])  # on segment j
+    ends = xp.concat([tau, xp.asarray([math.inf], dtype=r.dtype, device=device_of(r))])
+    starts = xp.concat([zero, tau])
+    finite = xp.isfinite(ends)
+    at_end = xp.where(finite, slope + curve * xp.where(finite, ends, 0.0), 0.0)
+    rising = xp.where(finite, at_end >= 0.0, (curve > 0.0) | (slope >= 0.0))
+    j = int(xp.argmax(xp.astype(rising, xp.int32)))
+    if not bool(rising[j]):  # φ' < 0 for ever: no minimiser (not a well-posed problem)
+        msg = "the line search found no minimum: the objective is unbounded below"
+        raise ValueError(msg)
+    start, curve_j, slope_j = float(starts[j]), float(curve[j]), float(slope[j])
+    if curve_j <= 0.0:
+        return start  # φ' constant ≥ 0 on the segment: the minimum is at its start
+    t = -slope_j / curve_j
+    end = float(ends[j])
+    return min(max(t, start), end)

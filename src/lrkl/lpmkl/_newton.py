@@ -1,0 +1,217 @@
+"""The SVM of problem (4) with the squared hinge, by Newton's method in the primal (Keerthi &
+DeCoste 2005; Chapelle 2007).
+
+For kernel weights ``d`` the SVM is linear on the stacked features
+``Z = [√d_1 V_1 … √d_m V_m]`` (n × Σ R_k)::
+
+    min_{v, b}  ½ ‖v‖² + C Σ_i ξ_i²,   ξ_i = max(0, 1 − y_i (z_iᵀ v + b))
+
+and its function is ``f_k = √d_k v_k`` on kernel ``k`` (``w_k`` of :class:`SVMSolution`). The
+objective is once differentiable and piecewise quadratic: on the set ``S`` of rows with
+``ξ_i > 0`` it is the quadratic whose Hessian is ``I + 2C Z_SᵀZ_S`` (bordered by the intercept's
+row ``2C [Z_Sᵀ1; |S|]``). Each step solves that system — the minimiser of the quadratic of the
+current ``S`` — and moves to the exact minimum along the step (:func:`lrkl.lpmkl._losses.
+line_minimum`); when ``S`` does not change the point is the exact optimum, which takes a finite
+number of steps, in practice a few whatever ``C`` (GFB's iterations grow with ``C``).
+
+``Z_SᵀZ_S = D^{1/2} (VᵀV)_S D^{1/2}`` with ``D`` the weights repeated per column, so the
+unweighted Gram ``VᵀV`` is formed once per problem (kept in the state across weight updates)
+and each step forms the Gram of ``S`` or of its complement, whichever has fewer rows, in
+blocks of rows — ``O(min(|S|, n − |S|)·(Σ R_k)²)``, the step's cost — accumulated in float64
+whatever the features' dtype, as are the system and its solve. A warm start keeps the previous
+solution's function (``w``), so the margins, and ``S``, start where the last weights left them.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+from typing import NamedTuple
+
+from lrkl._backend import device_of
+from lrkl._checks import check_integer, check_namespace, check_number
+from lrkl._linalg import cho_factor, cho_solve
+from lrkl._typing import Array
+from lrkl.lpmkl._gap_rounding import ROUNDING_FACTOR
+from lrkl.lpmkl._gfb import SVMProblem, SVMSolution, check_problem, check_weights
+from lrkl.lpmkl._losses import check_solver_loss, line_minimum
+
+__all__ = ["NewtonState", "solve_newton_svm"]
+
+#: Entries (rows × Σ R_k) of one float64 block of the stacked features.
+BLOCK_ENTRIES = 1 << 22
+
+#: A Newton decrement below this share of the objective is rounding (float64's, with the
+#: margin of :mod:`lrkl.lpmkl._gap_rounding`): the point is the optimum this arithmetic gives,
+#: and ``tol=0`` stops there instead of at ``max_iter``, whatever the BLAS kernel.
+ROUNDING = ROUNDING_FACTOR * 2.0**-52
+
+
+class NewtonState(NamedTuple):
+    """What a warm start keeps: the last function's weights and intercept, and the unweighted
+    Gram ``[V_1 … V_m]ᵀ[V_1 … V_m]`` of the problem (float64), formed once."""
+
+    w: Array  # shape: (m, R), float64
+    intercept: float
+    gram: Array  # shape: (m·R, m·R), float64
+
+
+def solve_newton_svm(
+    problem: SVMProblem,
+    d: Array,
+    /,
+    *,
+    tol: float = 1e-6,
+    max_iter: int = 50,
+    state: NewtonState | None = None,
+    xp: ModuleType,
+) -> SVMSolution:
+    """Solve problem (4) with the squared hinge (``svm_problem(..., loss="squared_hinge")``) for
+    the kernel weights ``d`` by Newton's method in the primal.
+
+    Stops after a step whose Newton decrement ``−gᵀδ`` (twice the decrease the quadratic model
+    predicts) was at most ``2·tol`` times the objective at its start (or within its rounding),
+    or after a step that leaves the set of margin violators unchanged (then the point is the
+    exact optimum),
+    or after ``max_iter`` steps (then ``converged`` is False). ``alpha`` is
+    ``2C max(0, 1 − y f(x))``, the dual point of the optimum; ``state`` (a previous solution's)
+    warm-starts from its function.
+
+    ``problem`` has the squared hinge, ``d`` holds one finite weight ≥ 0 per kernel, ``tol`` ≥ 0,
+    ``max_iter`` ≥ 1; anything else is refused with a ValueError or TypeError naming it.
+    """
+    check_namespace(xp)
+    check_problem(problem)
+    check_solver_loss("newton", problem.loss)
+    d = check_weights(d, problem, xp=xp)
+    tol = check_number(tol, name="tol")
+    max_iter = check_integer(max_iter, name="max_iter")
+    if state is not None and not isinstance(state, NewtonState):
+        msg = f"state must be a NewtonState or None, received {type(state).__name__}"
+        raise TypeError(msg)
+    return _solve_newton_svm(problem, d, state=state, tol=tol, max_iter=max_iter, xp=xp)
+
+
+def _blocks(V: Array, rows: Array | None, *, xp: ModuleType):
+    """Row blocks of the stacked features ``[V_1 … V_m]`` (all rows, or ``rows``), in float64."""
+    m, n, R = V.shape
+    count = n if rows is None else int(rows.shape[0])
+    step = max(1, BLOCK_ENTRIES // (m * R))
+    for start in range(0, count, step):
+        stop = min(start + step, count)
+        part = V[:, start:stop, :] if rows is None else xp.take(V, rows[start:stop], axis=1)
+        block = xp.reshape(xp.permute_dims(part, (1, 0, 2)), (stop - start, m * R))
+        yield start, stop, xp.astype(block, xp.float64)
+
+
+def _gram(V: Array, rows: Array | None, *, xp: ModuleType) -> Array:
+    """``Z_rowsᵀ Z_rows`` of the unweighted stacked features, float64."""
+    D = V.shape[0] * V.shape[2]
+    total = xp.zeros((D, D), dtype=xp.float64, device=device_of(V))
+    for _, _, block in _blocks(V, rows, xp=xp):
+        total = total + xp.matrix_transpose(block) @ block
+    return total
+
+
+def _products(V: Array, u: Array, *, xp: ModuleType) -> Array:
+    """``[V_1 … V_m]ᵀ u`` for a float64 ``u`` of one value per row, float64 (m·R,)."""
+    D = V.shape[0] * V.shape[2]
+    total = xp.zeros(D, dtype=xp.float64, device=device_of(V))
+    for start, stop, block in _blocks(V, None, xp=xp):
+        total = total + u[start:stop] @ block
+    return total
+
+
+def _times(V: Array, x: Array, *, xp: ModuleType) -> Array:
+    """``[V_1 … V_m] x`` for a float64 ``x`` of length m·R, float64 (n,)."""
+    return xp.concat([block @ x for _, _, block in _blocks(V, None, xp=xp)])
+
+
+def _solve_newton_svm(
+    problem: SVMProblem,
+    d: Array,
+    *,
+    state: NewtonState | None,
+    tol: float,
+    max_iter: int,
+    xp: ModuleType,
+) -> SVMSolution:
+    """:func:`solve_newton_svm` on trusted inputs."""
+    V = problem.V
+    m, n, R = V.shape
+    dev = device_of(V)
+    f64 = xp.float64
+    C = problem.C
+    y = xp.astype(problem.y, f64)
+    root = xp.reshape(
+        xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
+    )  # √d per stacked column
+    if state is None:
+        gram = _gram(V, None, xp=xp)
+        v = xp.zeros(m * R, dtype=f64, device=dev)
+        b = 0.0
+    else:  # the last function, f_k = √d_k v_k, in the new weights' coordinates
+        gram = state.gram
+        w = xp.reshape(state.w, (m * R,))
+        v = xp.where(root > 0.0, w / xp.where(root > 0.0, root, 1.0), 0.0)
+        b = state.intercept
+    decision = _times(V, root * v, xp=xp)
+    identity = xp.eye(m * R, dtype=f64, device=dev)
+    converged = False
+    n_iter = 0
+    slack = 1.0 - y * (decision + b)
+    for _ in range(max_iter):
+        n_iter += 1
+        violators = slack > 0.0
+        xi = xp.where(violators, slack, 0.0)
+        objective = 0.5 * float(xp.sum(v * v)) + C * float(xp.sum(xi * xi))
+        grad_v = v - 2.0 * C * root * _products(V, y * xi, xp=xp)
+        grad_b = -2.0 * C * float(xp.sum(y * xi))
+        count = int(xp.sum(xp.astype(violators, xp.int64)))
+        if 2 * count <= n:
+            gram_s = _gram(V, xp.nonzero(violators)[0], xp=xp)
+        else:
+            gram_s = gram - _gram(V, xp.nonzero(~violators)[0], xp=xp)
+        hessian = identity + 2.0 * C * (root[:, None] * gram_s * root[None, :])
+        border = 2.0 * C * root * _products(V, xp.astype(violators, f64), xp=xp)
+        factor = cho_factor(hessian, xp=xp)
+        p = cho_solve(factor, grad_v, xp=xp)
+        q = cho_solve(factor, border, xp=xp)
+        schur = 2.0 * C * count - float(xp.sum(border * q))
+        step_b = (float(xp.sum(border * p)) - grad_b) / schur if schur > 0.0 else 0.0
+        step_v = -(p + q * step_b)
+        decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
+        step_decision = _times(V, root * step_v, xp=xp)
+        t = line_minimum(
+            float(xp.sum(v * step_v)),
+            float(xp.sum(step_v * step_v)),
+            slack,
+            y * (step_decision + step_b),
+            C,
+            xp=xp,
+        )
+        v = v + t * step_v
+        b = b + t * step_b
+        decision = decision + t * step_decision
+        slack = 1.0 - y * (decision + b)
+        if decrement <= 2.0 * max(tol, ROUNDING) * objective:
+            converged = True  # the step's start was within tol of the optimum, its end closer
+            break
+        if bool(xp.all((slack > 0.0) == violators)):
+            converged = True  # S unchanged along the step: it minimised S's quadratic, exactly
+            break
+    if not math.isfinite(b):
+        msg = f"the Newton iteration diverged (C={C!r}): the intercept became {b}"
+        raise ValueError(msg)
+    alpha = 2.0 * C * xp.clip(slack, min=0.0)
+    w = xp.reshape(root * v, (m, R))
+    dtype = V.dtype
+    return SVMSolution(
+        xp.astype(alpha, dtype),
+        xp.astype(w, dtype),
+        xp.astype(decision, dtype),
+        xp.asarray(b, dtype=dtype, device=dev),
+        n_iter,
+        converged,
+        NewtonState(w, b, gram),
+    )

@@ -1,0 +1,269 @@
+"""The squared-hinge SVM by Newton's method and the ℓp-MKL over it, against independent dense
+computations: libsvm (scikit-learn's SVC) on the kernel ``K_d + I/(2C)`` without an upper bound on
+α (the squared hinge's dual), a full-kernel MKL alternation built on it, and scipy's scalar
+minimiser for the exact line search and the intercept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize, minimize_scalar
+from sklearn.svm import SVC
+
+from lrkl import LowRankMKLClassifier
+from lrkl._backend import to_numpy
+from lrkl.kernels import Gaussian
+from lrkl.lpmkl import (
+    duality_gap,
+    mkl_duality_gap,
+    mkl_objective,
+    solve_lp_mkl,
+    solve_newton_svm,
+    svm_problem,
+)
+from lrkl.lpmkl._losses import best_intercept, line_minimum
+
+UNBOUNDED = 1e12  # libsvm's C standing for "no upper bound on α"
+
+
+def _np_xp():
+    import array_api_compat.numpy as xp
+
+    return xp
+
+
+def _svm_data(n=50, R=(8, 6, 5), seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Vs = [rng.normal(size=(n, r)) * s for r, s in zip(R, (0.3, 0.6, 1.0), strict=True)]
+    return Vs, y
+
+
+def _squared_hinge_reference(K, y, C):
+    """α and decision values (with intercept) of the squared-hinge SVM on the kernel K: libsvm's
+    hinge dual on K + I/(2C) with α unbounded; f = K Y α + b (the I/(2C) part is not f's)."""
+    n = y.shape[0]
+    svc = SVC(kernel="precomputed", C=UNBOUNDED, tol=1e-12).fit(K + np.eye(n) / (2 * C), y)
+    alpha = np.zeros(n)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha, K @ (y * alpha) + svc.intercept_[0]
+
+
+def _primal_reference(Vs, d, y, C):
+    """Decision values (with intercept) and α of the squared-hinge SVM on the stacked
+    ``√d_k V_k``, by scipy's L-BFGS on the (smooth) primal."""
+    Z = np.hstack([np.sqrt(dk) * V for dk, V in zip(d, Vs, strict=True)])
+
+    def objective(x):
+        v, b = x[:-1], x[-1]
+        xi = np.maximum(0.0, 1.0 - y * (Z @ v + b))
+        gradient = np.r_[v - 2 * C * Z.T @ (y * xi), -2 * C * np.sum(y * xi)]
+        return 0.5 * v @ v + C * xi @ xi, gradient
+
+    options = {"gtol": 1e-13, "ftol": 1e-16, "maxiter": 100_000, "maxcor": 50}
+    x = minimize(
+        objective, np.zeros(Z.shape[1] + 1), jac=True, method="L-BFGS-B", options=options
+    ).x
+    decision = Z @ x[:-1] + x[-1]
+    return decision, 2 * C * np.maximum(0.0, 1.0 - y * decision)
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 1000.0])
+def test_newton_solves_the_squared_hinge_svm(backend, C):
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.0, 0.8])  # a zero weight: that kernel takes no part
+    decision_ref, alpha_ref = _primal_reference(Vs, d, y, C)
+    xp = backend.xp
+    problem = svm_problem(
+        [backend.asarray(V) for V in Vs], backend.asarray(y), C, loss="squared_hinge", xp=xp
+    )
+    solution = solve_newton_svm(problem, backend.asarray(d), tol=0.0, xp=xp)
+    assert solution.converged
+    decision = to_numpy(solution.decision + solution.intercept)
+    np.testing.assert_allclose(decision, decision_ref, atol=1e-5 * np.max(np.abs(decision_ref)))
+    np.testing.assert_allclose(to_numpy(solution.alpha), alpha_ref, atol=1e-5 * np.max(alpha_ref))
+    assert np.all(to_numpy(solution.w)[1] == 0.0)
+    gap = duality_gap(problem, backend.asarray(d), solution.alpha, xp=xp)
+    assert 0.0 <= gap < 1e-9
+
+
+def test_newton_steps_do_not_grow_with_C():
+    """GFB's iterations grow with C; Newton's steps stay a handful from a cold start."""
+    Vs, y = _svm_data(n=400, R=(30, 30, 30))
+    d = np.full(3, 3**-0.5)
+    steps = []
+    for C in (0.1, 10.0, 1e3, 1e5):
+        problem = svm_problem(Vs, y, C, loss="squared_hinge", xp=_np_xp())
+        solution = solve_newton_svm(problem, d, tol=0.0, xp=_np_xp())
+        assert solution.converged
+        steps.append(solution.n_iter)
+    assert max(steps) <= 20, steps
+
+
+def test_a_warm_start_gives_the_cold_solution_in_fewer_steps():
+    Vs, y = _svm_data(n=300, R=(20, 20, 20))
+    problem = svm_problem(Vs, y, 10.0, loss="squared_hinge", xp=_np_xp())
+    first = solve_newton_svm(problem, np.array([0.6, 0.6, 0.53]), tol=0.0, xp=_np_xp())
+    d = np.array([0.5, 0.7, 0.5])
+    cold = solve_newton_svm(problem, d, tol=0.0, xp=_np_xp())
+    warm = solve_newton_svm(problem, d, tol=0.0, state=first.state, xp=_np_xp())
+    assert warm.converged and cold.converged
+    assert warm.n_iter < cold.n_iter
+    np.testing.assert_allclose(warm.decision, cold.decision, atol=1e-9)
+    np.testing.assert_allclose(warm.intercept, cold.intercept, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_line_search_finds_the_exact_minimum(seed):
+    rng = np.random.default_rng(seed)
+    n = 200
+    r = rng.normal(size=n)
+    s = rng.normal(size=n)
+    s[:5] = 0.0  # rows the step does not move
+    C = 3.0
+    c = float(rng.uniform(0.0, 2.0))
+
+    def phi(t, a):
+        return a * t + 0.5 * c * t * t + C * np.sum(np.maximum(0.0, r - t * s) ** 2)
+
+    slope = -2 * C * np.sum(np.where(r > 0, s * r, 0.0))
+    a = -1.0 - abs(slope)  # φ'(0) = a + slope < 0: a descent direction
+    t = line_minimum(a, c, r, s, C, xp=_np_xp())
+    reference = minimize_scalar(
+        phi, bounds=(0.0, 100.0), args=(a,), method="bounded", options={"xatol": 1e-12}
+    )
+    assert t >= 0.0
+    assert phi(t, a) <= reference.fun + 1e-9 * abs(reference.fun)
+    assert abs(t - reference.x) < 1e-5
+    assert line_minimum(abs(slope) + 1.0, c, r, s, C, xp=_np_xp()) == 0.0  # φ'(0) > 0
+
+
+def test_the_squared_hinge_intercept_minimises_the_loss(rng):
+    n = 120
+    y = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    decision = rng.normal(size=n) + 0.5 * y
+
+    def loss(b):
+        return np.sum(np.maximum(0.0, 1.0 - y * (decision + b)) ** 2)
+
+    b = float(best_intercept(decision, y, 2.0, "squared_hinge", xp=_np_xp()))
+    reference = minimize_scalar(loss, bounds=(-10, 10), method="bounded", options={"xatol": 1e-12})
+    assert loss(b) <= reference.fun + 1e-10
+    assert abs(b - reference.x) < 1e-5
+
+
+def _full_kernel_squared_hinge_mkl(Ks, y, C, p, n_updates=300):
+    """The exact ℓp-MKL with the squared hinge: libsvm on Σ d_k K_k + I/(2C), α unbounded,
+    alternated with eq. (3), ‖f_k‖² = d_k² αᵀYK_kYα, to a weight change below 1e-12."""
+    m = len(Ks)
+    d = np.full(m, m ** (-1.0 / p))
+    for _ in range(n_updates):
+        alpha, _ = _squared_hinge_reference(sum(dk * K for dk, K in zip(d, Ks, strict=True)), y, C)
+        beta = y * alpha
+        norms2 = np.array([dk**2 * beta @ K @ beta for dk, K in zip(d, Ks, strict=True)])
+        new = norms2 ** (1 / (p + 1)) / np.sum(norms2 ** (p / (p + 1))) ** (1 / p)
+        if np.max(np.abs(new - d)) < 1e-12:
+            break
+        d = new
+    return d
+
+
+@pytest.mark.parametrize("p", [1.5, 2.0, 4.0])
+def test_lp_mkl_with_the_squared_hinge_matches_the_full_kernel_mkl(p):
+    """Exact factors: the low-rank MKL by Newton is the full-kernel MKL; its gap certifies it."""
+    rng = np.random.default_rng(3)
+    n, C = 40, 5.0
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
+    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
+    factors = []
+    for K in Ks:
+        s, U = np.linalg.eigh(K)
+        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    d_ref = _full_kernel_squared_hinge_mkl(Ks, y, C, p)
+    problem = svm_problem(factors, y, C, loss="squared_hinge", xp=_np_xp())
+    result = solve_lp_mkl(problem, p, mkl_tol=1e-12, max_outer_iter=1000, xp=_np_xp())
+    assert result.converged
+    np.testing.assert_allclose(result.weights, d_ref, atol=1e-5)  # the gap is ~ the error²
+    gap = mkl_duality_gap(problem, result.solution, p, xp=_np_xp())
+    assert 0.0 <= gap <= 1e-12
+    assert np.all(np.diff(result.objectives) < 1e-9 * result.objectives[0])
+
+
+def test_the_mkl_gap_of_the_squared_hinge_is_the_dense_one():
+    """P − D of the squared-hinge MKL at a non-optimal point, from dense kernels."""
+    Vs, y = _svm_data()
+    C, p = 2.0, 2.0
+    problem = svm_problem(Vs, y, C, loss="squared_hinge", xp=_np_xp())
+    d = np.array([0.2, 0.5, 0.84])
+    solution = solve_newton_svm(problem, d, tol=0.0, max_iter=1, xp=_np_xp())  # one step
+    alpha = np.clip(solution.alpha, 0.0, None)
+    pos = y > 0
+    total_pos, total_neg = alpha[pos].sum(), alpha[~pos].sum()
+    alpha = alpha * np.where(pos, min(1, total_neg / total_pos), min(1, total_pos / total_neg))
+    q = np.array([(y * alpha) @ V @ V.T @ (y * alpha) for V in Vs])
+    dual = alpha.sum() - alpha @ alpha / (4 * C) - 0.5 * np.linalg.norm(q, ord=p / (p - 1))
+    f_norms2 = np.sum(solution.w**2, axis=1)
+    decision = solution.decision
+    intercept = minimize_scalar(
+        lambda b: np.sum(np.maximum(0, 1 - y * (decision + b)) ** 2),
+        bounds=(-20, 20),
+        method="bounded",
+        options={"xatol": 1e-13},
+    ).x
+    primal = 0.5 * np.sum(f_norms2 ** (p / (p + 1))) ** ((p + 1) / p) + C * np.sum(
+        np.maximum(0, 1 - y * (decision + intercept)) ** 2
+    )
+    gap = mkl_duality_gap(problem, solution, p, xp=_np_xp())
+    assert gap > 1e-3
+    np.testing.assert_allclose(gap, (primal - dual) / max(abs(primal), abs(dual)), rtol=1e-6)
+    objective = mkl_objective(solution, problem, d, xp=_np_xp())
+    expected = 0.5 * np.sum(f_norms2 / d) + C * np.sum(
+        np.maximum(0, 1 - y * (decision + solution.intercept)) ** 2
+    )
+    np.testing.assert_allclose(objective, expected, rtol=1e-12)
+
+
+def test_the_classifier_defaults_to_newton_and_refuses_mismatched_solvers():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4).astype(int)
+    model = LowRankMKLClassifier(rank=20, C=10.0, random_state=0).fit(X, y)
+    assert model.score(X, y) > 0.9
+    assert model.n_svm_iter_ <= 10 * model.n_iter_  # a few Newton steps per update
+    hinge = LowRankMKLClassifier(rank=20, C=10.0, loss="hinge", random_state=0).fit(X, y)
+    assert hinge.score(X, y) > 0.9
+    for params, match in [
+        (
+            {"solver": "gfb"},
+            r"solver='gfb' solves loss in \('hinge',\), received "
+            r"loss='squared_hinge'",
+        ),
+        (
+            {"solver": "newton", "loss": "hinge"},
+            r"solver='newton' solves loss in "
+            r"\('squared_hinge',\), received loss='hinge'",
+        ),
+        ({"eta": 0.1}, r"eta must be 0 with loss='squared_hinge'.*received eta=0.1"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            LowRankMKLClassifier(rank=5, **params).fit(X, y)
+    problem = svm_problem([X], np.where(y > 0, 1.0, -1.0), 1.0, xp=_np_xp())
+    with pytest.raises(ValueError, match="solver='newton' solves loss"):
+        solve_newton_svm(problem, np.ones(1), xp=_np_xp())
+    with pytest.raises(ValueError, match="loss must be one of"):
+        svm_problem([X], np.where(y > 0, 1.0, -1.0), 1.0, loss="logistic", xp=_np_xp())
+
+
+@pytest.mark.parametrize("C", [1e-300, 1e-8, 1e8, 1e300])
+def test_extreme_C_gives_a_finite_model_or_a_clear_error(C):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    try:
+        model = LowRankMKLClassifier(rank=5, C=C, random_state=0).fit(X, y)
+    except ValueError as error:
+        assert "C" in str(error)
+        return
+    assert np.all(np.isfinite(model.decision_function(X)))
