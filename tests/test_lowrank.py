@@ -647,3 +647,31 @@ def test_csi_centering_must_be_a_bool(data, centering):
     X, _, y = data
     with pytest.raises(ValueError, match="centering must be True or False, received"):
         lowrank.csi(Gaussian(gamma=0.5), X, y, 3, centering=centering)
+
+
+@pytest.mark.parametrize("n_landmarks", [None, 12])
+def test_each_kernel_its_own_landmarks(n_landmarks):
+    """shared_landmarks=False: kernel q's factor is the Nyström approximation on the first m
+    rows of the q-th permutation drawn from the seed (the first kernel's are the shared ones);
+    G Gᵀ against the dense K[:, S] W⁺ K[S, :] (rank R of W's top eigenpairs)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    kernels = [Gaussian(gamma=0.2), Gaussian(gamma=1.0), Gaussian(gamma=5.0)]
+    R = 8
+    params = dict(rank=R, method="nystrom", n_landmarks=n_landmarks, random_state=4)
+    own = lowrank.LowRankFeatures(kernels, shared_landmarks=False, **params).fit(X)
+    shared = lowrank.LowRankFeatures(kernels, **params).fit(X)
+    draw = np.random.RandomState(4)
+    m = R if n_landmarks is None else n_landmarks
+    for q, (kernel, factor) in enumerate(zip(kernels, own.factors_, strict=True)):
+        order = draw.permutation(60)[:m]
+        assert tuple(factor.pivots) == tuple(int(i) for i in order)
+        K = kernel(X, X)
+        s, U = np.linalg.eigh(K[np.ix_(order, order)])
+        top = np.argsort(s)[::-1][:R]
+        reference = K[:, order] @ U[:, top] @ np.diag(1 / s[top]) @ U[:, top].T @ K[order, :]
+        G = factor.G
+        np.testing.assert_allclose(G @ G.T, reference, atol=1e-6)
+        assert (q == 0) == (factor.pivots == shared.factors_[0].pivots)
+    assert all(f.pivots == shared.factors_[0].pivots for f in shared.factors_)
+    np.testing.assert_allclose(own.transform(X), own.fit_transform(X), atol=1e-10)

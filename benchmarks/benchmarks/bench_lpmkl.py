@@ -145,3 +145,43 @@ class IterationsToGap:
         return solution.n_iter
 
     track_iterations.unit = "GFB iterations"
+
+
+class NewtonSolve:
+    """A cold solve of the squared-hinge SVM by Newton's method to its exact optimum (tol=0) on
+    the Nyström features (R = 100) of ten Gaussians ``γ = 2^k/d`` (k = −4 … 5), d_k = 10^{-1/2}:
+    time, peak memory and steps against n and C (the steps should not grow with C)."""
+
+    params = ([2_000, 8_000], [10.0, 1000.0])
+    param_names = ["n", "C"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n, C):
+        from lrkl.kernels import Gaussian
+        from lrkl.lowrank import LowRankFeatures
+
+        try:
+            from lrkl.lpmkl import solve_newton_svm
+        except ImportError:  # before the Newton solver
+            raise NotImplementedError("no solve_newton_svm") from None
+        X = gaussian_inputs(n, 10)
+        y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] > 0, 1.0, -1.0)
+        kernels = [Gaussian(gamma=2.0**k / 10) for k in range(-4, 6)]
+        features = LowRankFeatures(kernels, rank=100, method="nystrom", random_state=0).fit(X)
+        factors = [f.G for f in features.factors_]
+        self.problem = svm_problem(factors, y, C, loss="squared_hinge", xp=np)
+        self.d = np.full(10, 10**-0.5)
+        self.solve = solve_newton_svm
+
+    def time_solve(self, n, C):
+        self.solve(self.problem, self.d, tol=0.0, xp=np)
+
+    def peakmem_solve(self, n, C):
+        self.solve(self.problem, self.d, tol=0.0, xp=np)
+
+    def track_steps(self, n, C):
+        return self.solve(self.problem, self.d, tol=0.0, xp=np).n_iter
+
+    track_steps.unit = "Newton steps"

@@ -104,6 +104,23 @@ COMMANDS: list[tuple[str, str, bool]] = [
     ),
     ("lpmkl_stop_panel", f"python {SCRIPTS}/lpmkl_stop_panel.py --seeds 2 --rst", False),
     (
+        "lpmkl_targets_exact",
+        f"python {SCRIPTS}/lpmkl_targets.py exact --datasets magic --sizes 11430 --seeds 0 "
+        "--kernels 20 --ranks 100 --C 10 1000 --rst",
+        False,
+    ),
+    (
+        "lpmkl_exact_powers",
+        f"python {SCRIPTS}/lpmkl_targets.py exact --kernel-set powers --datasets magic adult "
+        "--sizes 11430 --seeds 0 --ranks 100 --C 10 1000 --rst lpmkl_exact_powers",
+        False,
+    ),
+    (
+        "lpmkl_landmarks",
+        f"python {SCRIPTS}/lpmkl_landmarks.py --n 4000 --seeds 0 1 2 --rst",
+        False,
+    ),
+    (
         "lpmkl_targets_scale",
         f"python {SCRIPTS}/lpmkl_targets.py scale --datasets svmguide1 mushrooms magic adult "
         "--sizes 1000 2000 --seeds 0 --kernels 10 --ranks 40 --constants 0.1 0.3 1 --rst",

@@ -17,13 +17,14 @@ from lrkl._validation import (
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import _duality_gap, _svm_problem
+from lrkl.lpmkl._gfb import _svm_problem
 from lrkl.lpmkl._losses import LOSSES
 from lrkl.lpmkl._mkl import (
     MAX_OUTER_ITER,
     MKL_STOPS,
     SVM_SOLVERS,
     MKLState,
+    _solution_gap,
     _solve_lp_mkl,
     check_solver,
 )
@@ -138,6 +139,9 @@ class LowRankMKLClassifier(LRKLClassifier):
         about 10 on a few hundred rows) predicts the majority class, as ``SVC`` does at a tiny
         ``C``. Keep it small against the kernel's scale. Hinge only: the squared hinge's dual
         already holds such a term, ``‖α‖²/(4C)``.
+    shared_landmarks : bool, default=True
+        Nyström: one set of landmarks for all kernels (the paper's), or each kernel its own
+        (:class:`lrkl.lowrank.LowRankFeatures`), at the same cost.
     random_state : int, RandomState or None, default=None
         Seed of the Nyström landmarks.
     callback : callable, default=None
@@ -167,7 +171,8 @@ class LowRankMKLClassifier(LRKLClassifier):
         The relative duality gap ``(P − D)/|P|`` of the last SVM (4), for the weights found
         (the largest over the classes; NaN for ``liblinear``, which gives no dual point): how
         far that SVM's objective may be from its optimum. GFB's relative-change rule does not
-        bound it (at C = 1000 it can exceed 0.5): read it before trusting a fit.
+        bound it (at C = 1000 it can exceed 0.5): read it before trusting a fit. For the
+        squared hinge it is measured between the solution's primal point and its ``α = 2Cξ``.
     n_features_in_ : int
 
     Examples
@@ -187,7 +192,14 @@ class LowRankMKLClassifier(LRKLClassifier):
     _parameter_constraints: dict = {
         **{  # the feature map's own parameters, declared once (LowRankFeatures)
             key: LowRankFeatures._parameter_constraints[key]
-            for key in ("kernels", "rank", "n_landmarks", "method", "random_state")
+            for key in (
+                "kernels",
+                "rank",
+                "n_landmarks",
+                "method",
+                "shared_landmarks",
+                "random_state",
+            )
         },
         "p": [Interval(numbers.Real, 1, None, closed="left")],
         "C": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -223,6 +235,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         max_iter: int = 3000,
         max_outer_iter: int = 500,
         eta: float = 0.0,
+        shared_landmarks: bool = True,
         random_state: Any = None,
         callback: Callable[[MKLState], Any] | None = None,
         verbose: int = 0,
@@ -243,6 +256,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
         self.eta = eta
+        self.shared_landmarks = shared_landmarks
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
@@ -274,6 +288,7 @@ class LowRankMKLClassifier(LRKLClassifier):
             self.rank,
             self.method,
             n_landmarks=self.n_landmarks,
+            shared_landmarks=self.shared_landmarks,
             random_state=self.random_state,
         )
         y_csi = signs[0] if self.method == "csi" else None
@@ -304,12 +319,7 @@ class LowRankMKLClassifier(LRKLClassifier):
                 xp=xp,
             )
             coef = problem.feature_weights(result.solution.w, xp=xp)
-            alpha = result.solution.alpha
-            gap = (
-                float("nan")
-                if alpha is None
-                else _duality_gap(problem, result.weights, alpha, eta=float(self.eta), xp=xp)
-            )
+            gap = _solution_gap(problem, result.weights, result.solution, float(self.eta), xp=xp)
             results.append((result, coef, gap))
         self.features_ = feature_map
         self._set_fitted(results, classes, xp=xp, device=dev)

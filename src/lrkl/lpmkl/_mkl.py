@@ -27,6 +27,7 @@ from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
 from lrkl.lpmkl._gfb import (
     SVMProblem,
     SVMSolution,
+    _duality_gap,
     _kernel_products,
     _solve_gfb_svm,
     check_problem,
@@ -34,7 +35,7 @@ from lrkl.lpmkl._gfb import (
     check_weights,
 )
 from lrkl.lpmkl._losses import _feasible, best_intercept, check_solver_loss, dual_penalty
-from lrkl.lpmkl._newton import _solve_newton_svm
+from lrkl.lpmkl._newton import _primal_gap, _solve_newton_svm
 
 __all__ = [
     "MKL_STOPS",
@@ -161,6 +162,19 @@ def _mkl_duality_gap(
 
 def _gfb(variant: str) -> Callable[..., SVMSolution]:
     return functools.partial(_solve_gfb_svm, variant=variant)
+
+
+def _solution_gap(
+    problem: SVMProblem, d: Array, solution: SVMSolution, eta: float, *, xp: ModuleType
+) -> float:
+    """The relative duality gap of the SVM (4) for ``d`` at a solver's solution: from its dual
+    point for the hinge (:func:`lrkl.lpmkl.duality_gap`), between its primal and dual points for
+    the squared hinge (Newton's is a primal method); NaN without a dual point (liblinear)."""
+    if solution.alpha is None:
+        return math.nan
+    if problem.loss == "squared_hinge":
+        return _primal_gap(problem, d, solution, xp=xp)
+    return _duality_gap(problem, d, solution.alpha, eta=eta, xp=xp)
 
 
 def _newton(problem, d, *, state, tol, max_iter, eta, xp, stop="change", alpha_scale=1.0):
