@@ -130,3 +130,17 @@ def alignment_statistics(Ks, y):
     a = np.array([np.sum(K * (Y @ Y.T)) for K in Kc])
     M = np.array([[np.sum(A * B) for B in Kc] for A in Kc])
     return a, M
+
+
+def exact_mkl_problem(seed: int, n: int):
+    """Rows, ±1 labels (inside / outside a circle), three Gaussian kernel matrices (γ = 0.1, 1,
+    10) and their exact factors ``U √s`` (``V Vᵀ = K``), for the MKL tests."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
+    Ks = [gaussian_kernel(X, X, g) for g in (0.1, 1.0, 10.0)]
+    factors = []
+    for K in Ks:
+        s, U = np.linalg.eigh(K)
+        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    return X, y, Ks, factors

@@ -28,6 +28,8 @@ from lrkl.lpmkl import (
 )
 from lrkl.lpmkl._gfb import dual_solution
 
+from ._reference import exact_mkl_problem
+
 
 def _svm_data(n=40, m=3, R=20, seed=0):
     """Labels of an XOR-like rule, m random factors whose sum has full rank (unique α)."""
@@ -397,14 +399,7 @@ def test_bad_input_raises_clear_errors():
 def _exact_mkl(seed=2, n=30, C=10.0, p=1.5):
     """Exact factors of three Gaussian kernels, and the full-kernel MKL's weights, dual point
     and objective (SVC alternated with eq. (3) to 1e-10): the independent optimum."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 2))
-    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
-    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
-    factors = []
-    for K in Ks:
-        s, U = np.linalg.eigh(K)
-        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    _, y, Ks, factors = exact_mkl_problem(seed, n)
     d, svc, _ = full_kernel_mkl(Ks, y, C, p, weight_tol=1e-10, svc_tol=1e-12, max_iter=300)
     beta = np.zeros(n)
     beta[svc.support_] = svc.dual_coef_[0]  # y_i α_i

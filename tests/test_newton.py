@@ -12,7 +12,6 @@ from sklearn.svm import SVC
 
 from lrkl import LowRankMKLClassifier
 from lrkl._backend import to_numpy
-from lrkl.kernels import Gaussian
 from lrkl.lpmkl import (
     duality_gap,
     mkl_duality_gap,
@@ -22,6 +21,8 @@ from lrkl.lpmkl import (
     svm_problem,
 )
 from lrkl.lpmkl._losses import best_intercept, line_minimum
+
+from ._reference import exact_mkl_problem
 
 UNBOUNDED = 1e12  # libsvm's C standing for "no upper bound on α"
 
@@ -172,15 +173,8 @@ def _full_kernel_squared_hinge_mkl(Ks, y, C, p, n_updates=300):
 @pytest.mark.parametrize("p", [1.5, 2.0, 4.0])
 def test_lp_mkl_with_the_squared_hinge_matches_the_full_kernel_mkl(p):
     """Exact factors: the low-rank MKL by Newton is the full-kernel MKL; its gap certifies it."""
-    rng = np.random.default_rng(3)
-    n, C = 40, 5.0
-    X = rng.normal(size=(n, 2))
-    y = np.where(X[:, 0] ** 2 + X[:, 1] ** 2 > 1.2, 1.0, -1.0)
-    Ks = [Gaussian(gamma=g)(X, X) for g in (0.1, 1.0, 10.0)]
-    factors = []
-    for K in Ks:
-        s, U = np.linalg.eigh(K)
-        factors.append(U * np.sqrt(np.clip(s, 0, None)))
+    C = 5.0
+    _, y, Ks, factors = exact_mkl_problem(3, 40)
     d_ref = _full_kernel_squared_hinge_mkl(Ks, y, C, p)
     problem = svm_problem(factors, y, C, loss="squared_hinge", xp=_np_xp())
     result = solve_lp_mkl(problem, p, mkl_tol=1e-12, max_outer_iter=1000, xp=_np_xp())
@@ -267,3 +261,20 @@ def test_extreme_C_gives_a_finite_model_or_a_clear_error(C):
         assert "C" in str(error)
         return
     assert np.all(np.isfinite(model.decision_function(X)))
+
+
+def test_probabilities_by_calibrated_cross_validation():
+    """predict_proba is CalibratedClassifierCV's (Platt scaling by cross-validation), as the
+    docs say: calibrated probabilities whose log-loss beats the class frequencies'."""
+    from sklearn.calibration import CalibratedClassifierCV
+    from sklearn.metrics import log_loss
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] ** 2 + X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 1.4).astype(int)
+    model = CalibratedClassifierCV(LowRankMKLClassifier(rank=20, random_state=0), cv=3)
+    model.fit(X[:200], y[:200])
+    proba = model.predict_proba(X[200:])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    baseline = np.tile(np.bincount(y[:200]) / 200, (100, 1))
+    assert log_loss(y[200:], proba) < 0.6 * log_loss(y[200:], baseline)

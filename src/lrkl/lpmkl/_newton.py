@@ -119,12 +119,11 @@ def _gram(V: Array, rows: Array | None, *, xp: ModuleType) -> Array:
     return total
 
 
-def _products(V: Array, u: Array, *, xp: ModuleType) -> Array:
-    """``[V_1 … V_m]ᵀ u`` for a float64 ``u`` of one value per row, float64 (m·R,)."""
-    D = V.shape[0] * V.shape[2]
-    total = xp.zeros(D, dtype=xp.float64, device=device_of(V))
+def _products(V: Array, U: Array, *, xp: ModuleType) -> Array:
+    """``[V_1 … V_m]ᵀ U`` for a float64 ``U`` of shape (n, k), float64 (m·R, k): one pass."""
+    total = xp.zeros((V.shape[0] * V.shape[2], U.shape[1]), dtype=xp.float64, device=device_of(V))
     for start, stop, block in _blocks(V, None, xp=xp):
-        total = total + u[start:stop] @ block
+        total = total + xp.matrix_transpose(block) @ U[start:stop, :]
     return total
 
 
@@ -171,7 +170,10 @@ def _solve_newton_svm(
         violators = slack > 0.0
         xi = xp.where(violators, slack, 0.0)
         objective = 0.5 * float(xp.sum(v * v)) + C * float(xp.sum(xi * xi))
-        grad_v = v - 2.0 * C * root * _products(V, y * xi, xp=xp)
+        # the gradient's and the Hessian's border's products in one pass
+        products = _products(V, xp.stack([y * xi, xp.astype(violators, f64)], axis=1), xp=xp)
+        grad_v = v - 2.0 * C * root * products[:, 0]
+        border = 2.0 * C * root * products[:, 1]
         grad_b = -2.0 * C * float(xp.sum(y * xi))
         count = int(xp.sum(xp.astype(violators, xp.int64)))
         if 2 * count <= n:
@@ -179,7 +181,6 @@ def _solve_newton_svm(
         else:
             gram_s = gram - _gram(V, xp.nonzero(~violators)[0], xp=xp)
         hessian = identity + 2.0 * C * (root[:, None] * gram_s * root[None, :])
-        border = 2.0 * C * root * _products(V, xp.astype(violators, f64), xp=xp)
         factor = cho_factor(hessian, xp=xp)
         p = cho_solve(factor, grad_v, xp=xp)
         q = cho_solve(factor, border, xp=xp)
