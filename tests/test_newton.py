@@ -12,6 +12,7 @@ from sklearn.svm import SVC
 
 from lrkl import LowRankMKLClassifier
 from lrkl._backend import to_numpy
+from lrkl.kernels import Gaussian
 from lrkl.lpmkl import (
     duality_gap,
     mkl_duality_gap,
@@ -278,3 +279,114 @@ def test_probabilities_by_calibrated_cross_validation():
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     baseline = np.tile(np.bincount(y[:200]) / 200, (100, 1))
     assert log_loss(y[200:], proba) < 0.6 * log_loss(y[200:], baseline)
+
+
+def test_newton_with_sample_weights_solves_the_weighted_svm():
+    """Row i's cost C·w_i: L-BFGS on the weighted primal; zero weights leave rows out."""
+    Vs, y = _svm_data()
+    rng = np.random.default_rng(5)
+    weights = rng.uniform(0.0, 3.0, size=y.shape[0])
+    weights[:5] = 0.0
+    d = np.array([0.5, 0.3, 0.8])
+    C = 2.0
+    Z = np.hstack([np.sqrt(dk) * V for dk, V in zip(d, Vs, strict=True)])
+
+    def objective(x):
+        v, b = x[:-1], x[-1]
+        xi = np.maximum(0.0, 1.0 - y * (Z @ v + b))
+        gradient = np.r_[v - 2 * C * Z.T @ (weights * y * xi), -2 * C * np.sum(weights * y * xi)]
+        return 0.5 * v @ v + C * np.sum(weights * xi * xi), gradient
+
+    options = {"gtol": 1e-13, "ftol": 1e-16, "maxiter": 100_000, "maxcor": 50}
+    x = minimize(
+        objective, np.zeros(Z.shape[1] + 1), jac=True, method="L-BFGS-B", options=options
+    ).x
+    reference = Z @ x[:-1] + x[-1]
+    problem = svm_problem(Vs, y, C, loss="squared_hinge", sample_weight=weights, xp=_np_xp())
+    solution = solve_newton_svm(problem, d, tol=0.0, xp=_np_xp())
+    assert solution.converged
+    decision = solution.decision + solution.intercept
+    np.testing.assert_allclose(decision, reference, atol=1e-5 * np.max(np.abs(reference)))
+    alpha = 2 * C * weights * np.maximum(0.0, 1.0 - y * reference)
+    np.testing.assert_allclose(solution.alpha, alpha, atol=1e-5 * np.max(alpha))
+    assert 0.0 <= duality_gap(problem, d, solution.alpha, xp=_np_xp()) < 1e-9
+
+
+def test_integer_weights_equal_repeated_rows():
+    Vs, y = _svm_data(n=40)
+    counts = np.random.default_rng(6).integers(0, 3, size=40)
+    counts[[int(np.argmax(y > 0)), int(np.argmax(y < 0))]] = 1  # both classes keep a row
+    d = np.array([0.4, 0.6, 0.7])
+    weighted = svm_problem(
+        Vs, y, 3.0, loss="squared_hinge", sample_weight=counts * 1.0, xp=_np_xp()
+    )
+    rows = np.repeat(np.arange(40), counts)
+    repeated = svm_problem([V[rows] for V in Vs], y[rows], 3.0, loss="squared_hinge", xp=_np_xp())
+    one = solve_newton_svm(weighted, d, tol=0.0, xp=_np_xp())
+    two = solve_newton_svm(repeated, d, tol=0.0, xp=_np_xp())
+    np.testing.assert_allclose(
+        (one.decision + one.intercept)[rows], two.decision + two.intercept, atol=1e-9
+    )
+
+
+@pytest.mark.parametrize("solver", ["gfb", "interior_point"])
+def test_hinge_solvers_with_sample_weights_match_libsvm(solver):
+    """libsvm's SVC(kernel="precomputed") with sample_weight: per-row box C·w_i."""
+    pytest.importorskip("clarabel") if solver == "interior_point" else None
+    Vs, y = _svm_data(n=40)
+    weights = np.random.default_rng(7).uniform(0.2, 2.0, size=40)
+    d = np.array([0.5, 0.3, 0.2])
+    K = sum(dk * V @ V.T for dk, V in zip(d, Vs, strict=True))
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-12).fit(K, y, sample_weight=weights)
+    reference = svc.decision_function(K)
+    problem = svm_problem(Vs, y, 1.0, sample_weight=weights, xp=_np_xp())
+    result = solve_lp_mkl(
+        problem,
+        2.0,
+        solver=solver,
+        weights=d,
+        max_outer_iter=1,
+        stop="gap",
+        tol=1e-9,
+        max_iter=200_000,
+        xp=_np_xp(),
+    )
+    solution = result.solution
+    assert np.all(solution.alpha <= weights + 1e-9)
+    np.testing.assert_allclose(solution.decision + solution.intercept, reference, atol=1e-4)
+
+
+def test_the_weighted_hinge_intercept_minimises_the_weighted_loss(rng):
+    n = 80
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    decision = rng.normal(size=n) + 0.3 * y
+    costs = rng.uniform(0.1, 3.0, size=n)
+
+    def loss(b):
+        return np.sum(costs * np.maximum(0.0, 1.0 - y * (decision + b)))
+
+    b = float(best_intercept(decision, y, costs, "hinge", xp=_np_xp()))
+    grid = np.linspace(-4, 4, 80001)
+    assert loss(b) <= min(loss(g) for g in grid) + 1e-9
+    unit = best_intercept(decision, y, np.ones(n), "hinge", xp=_np_xp())
+    assert float(unit) == float(best_intercept(decision, y, 1.0, "hinge", xp=_np_xp()))
+
+
+def test_class_weight_and_sample_weight_in_the_classifier():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 1.0).astype(int)  # about 1 in 5 positive
+    params = dict(kernels=[Gaussian(gamma=0.5)], rank=20, random_state=0)
+    plain = LowRankMKLClassifier(**params).fit(X, y)
+    ones = LowRankMKLClassifier(**params).fit(X, y, sample_weight=np.ones(300))
+    np.testing.assert_allclose(ones.decision_function(X), plain.decision_function(X), atol=1e-10)
+    unit = LowRankMKLClassifier(class_weight={0: 1.0, 1: 1.0}, **params).fit(X, y)
+    np.testing.assert_allclose(unit.decision_function(X), plain.decision_function(X), atol=1e-10)
+    balanced = LowRankMKLClassifier(class_weight="balanced", **params).fit(X, y)
+    recall = [np.mean(m.predict(X)[y == 1] == 1) for m in (plain, balanced)]
+    assert recall[1] > recall[0] + 0.05
+    doubled = LowRankMKLClassifier(**params).fit(X, y, sample_weight=np.full(300, 2.0))
+    half_c = LowRankMKLClassifier(C=2.0, **params).fit(X, y)
+    np.testing.assert_allclose(doubled.decision_function(X), half_c.decision_function(X), atol=1e-8)
+    with pytest.raises(ValueError, match="sample_weight must give each class a positive total"):
+        LowRankMKLClassifier(**params).fit(X, y, sample_weight=(y == 0) * 1.0)

@@ -35,6 +35,7 @@ from lrkl._backend import (
     check_consistent_length,
     device_of,
     ensure_array,
+    from_host,
     get_namespace,
     host_namespace,
     move_to,
@@ -261,6 +262,36 @@ def _unique_labels(labels: Any) -> tuple[Any, Any]:
             f"of types {shown}; convert them first, for example y.astype(str)"
         )
         raise TypeError(msg) from None
+
+
+def check_class_sample_weight(
+    class_weight: Any, sample_weight: Any, X: Array, classes: Any, codes: Any, *, owner: Any
+) -> Array | None:
+    """A classifier's row weights: ``sample_weight`` (:func:`check_sample_weight`) times the
+    weight ``class_weight`` (None, "balanced" or a dict, scikit-learn's) gives each row's class
+    (``classes[codes]``, on the host), in X's dtype, namespace and device; None when both are
+    None. Refused with a ValueError naming them: a class weight that is not finite and ``≥ 0``,
+    or a product that is zero everywhere."""
+    from sklearn.utils.class_weight import compute_sample_weight
+
+    weights = check_sample_weight(sample_weight, X, owner=owner)
+    if class_weight is None:
+        return weights
+    xp = get_namespace(X)
+    per_class = compute_sample_weight(class_weight, classes[codes])  # on the host
+    hxp = host_namespace()
+    if not bool(hxp.all(hxp.isfinite(per_class)) and hxp.all(per_class >= 0)):
+        msg = f"class_weight must give every class a finite weight >= 0, received {class_weight!r}"
+        raise ValueError(msg)
+    per_class = from_host(per_class, xp=xp, device=device_of(X), dtype=X.dtype)
+    weights = per_class if weights is None else weights * per_class
+    if not bool(xp.any(weights > 0)):
+        msg = (
+            "sample_weight times class_weight must hold at least one positive weight, "
+            f"received all zeros (class_weight={class_weight!r})"
+        )
+        raise ValueError(msg)
+    return weights
 
 
 def check_sample_weight(sample_weight: Any, X: Array, *, owner: Any) -> Array | None:

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-from lrkl._backend import device_of, from_host, host_namespace
+from lrkl._backend import device_of, from_host
 from lrkl._base import LRKLClassifier
 from lrkl._executor import executor_for
 from lrkl._model_selection import check_groups
 from lrkl._typing import Array
 from lrkl._validation import (
     StrOptions,
+    check_class_sample_weight,
     check_classification_X_y,
-    check_sample_weight,
 )
 from lrkl.kernel_ridge._low_rank import GAMMA_FACTORS, LowRankRidge, LowRankRidgeCV
 from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
@@ -147,8 +147,6 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         """Namespace, validated ``X``, the ±1 targets (1-D for two classes), the sample weights
         times the class weights, the sorted labels and each row's class number (on the
         host)."""
-        from sklearn.utils.class_weight import compute_sample_weight
-
         xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
         cv = getattr(self, "cv", None)
         if sample_weight is not None or self.class_weight is not None or cv is not None:
@@ -164,24 +162,9 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         )
         if targets.shape[1] == 1:
             targets = targets[:, 0]
-        weights = check_sample_weight(sample_weight, X, owner=self)
-        if self.class_weight is not None:
-            per_class = compute_sample_weight(self.class_weight, classes[codes])  # on the host
-            hxp = host_namespace()
-            if not bool(hxp.all(hxp.isfinite(per_class)) and hxp.all(per_class >= 0)):
-                msg = (
-                    "class_weight must give every class a finite weight >= 0, received "
-                    f"{self.class_weight!r}"
-                )
-                raise ValueError(msg)
-            per_class = from_host(per_class, xp=xp, device=device, dtype=X.dtype)
-            weights = per_class if weights is None else weights * per_class
-            if not bool(xp.any(weights > 0)):
-                msg = (
-                    "sample_weight times class_weight must hold at least one positive weight, "
-                    f"received all zeros (class_weight={self.class_weight!r})"
-                )
-                raise ValueError(msg)
+        weights = check_class_sample_weight(
+            self.class_weight, sample_weight, X, classes, codes, owner=self
+        )
         return xp, X, targets, weights, classes, codes
 
     def _decision(self, X: Array, method: str) -> Array:

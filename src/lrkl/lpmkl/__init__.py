@@ -7,14 +7,11 @@ from lrkl._base import old_module_names
 from lrkl.lpmkl._estimator import LowRankMKLClassifier
 from lrkl.lpmkl._gfb import (
     GFBState,
-    SVMProblem,
-    SVMSolution,
     auto_alpha_scale,
     duality_gap,
     hinge_intercept,
     solve_gfb_svm,
     svm_dual_objective,
-    svm_problem,
 )
 from lrkl.lpmkl._mkl import (
     SVM_SOLVERS,
@@ -26,6 +23,7 @@ from lrkl.lpmkl._mkl import (
     solve_lp_mkl,
 )
 from lrkl.lpmkl._newton import NewtonState, solve_newton_svm
+from lrkl.lpmkl._problem import SVMProblem, SVMSolution, svm_problem
 
 __all__ = [
     "SVM_SOLVERS",

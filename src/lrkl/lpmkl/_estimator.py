@@ -12,12 +12,12 @@ from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
     StrOptions,
+    check_class_sample_weight,
     check_classification_X_y,
     check_predict_X,
 )
 from lrkl.kernels import Kernel
 from lrkl.lowrank._features import LowRankFeatures
-from lrkl.lpmkl._gfb import _svm_problem
 from lrkl.lpmkl._losses import LOSSES
 from lrkl.lpmkl._mkl import (
     MAX_OUTER_ITER,
@@ -28,6 +28,7 @@ from lrkl.lpmkl._mkl import (
     _solve_lp_mkl,
     check_solver,
 )
+from lrkl.lpmkl._problem import _svm_problem, check_row_weights
 
 __all__ = ["LowRankMKLClassifier"]
 
@@ -139,6 +140,10 @@ class LowRankMKLClassifier(LRKLClassifier):
         about 10 on a few hundred rows) predicts the majority class, as ``SVC`` does at a tiny
         ``C``. Keep it small against the kernel's scale. Hinge only: the squared hinge's dual
         already holds such a term, ``‖α‖²/(4C)``.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes' rows in the loss (scikit-learn's meaning; "balanced" weighs
+        class ``c`` by ``n_samples / (n_classes · n_c)``), multiplied into ``sample_weight``;
+        with more than two classes every one-vs-rest problem uses them.
     shared_landmarks : bool, default=True
         Nyström: one set of landmarks for all kernels (the paper's), or each kernel its own
         (:class:`lrkl.lowrank.LowRankFeatures`), at the same cost.
@@ -213,6 +218,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "max_outer_iter": [Interval(numbers.Integral, 1, MAX_OUTER_ITER, closed="both")],
         "eta": [Interval(numbers.Real, 0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         **MONITOR_CONSTRAINTS,
     }
 
@@ -235,6 +241,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         max_iter: int = 3000,
         max_outer_iter: int = 500,
         eta: float = 0.0,
+        class_weight: dict | str | None = None,
         shared_landmarks: bool = True,
         random_state: Any = None,
         callback: Callable[[MKLState], Any] | None = None,
@@ -256,12 +263,13 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.max_iter = max_iter
         self.max_outer_iter = max_outer_iter
         self.eta = eta
+        self.class_weight = class_weight
         self.shared_landmarks = shared_landmarks
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
 
-    def fit(self, X: Array, y: Array) -> LowRankMKLClassifier:
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> LowRankMKLClassifier:
         """Build the low-rank features and learn the kernel weights and the SVM.
 
         Parameters
@@ -269,6 +277,10 @@ class LowRankMKLClassifier(LRKLClassifier):
         X : array of shape (n_samples, n_features)
         y : array of shape (n_samples,)
             Class labels (numbers or strings), at least two classes.
+        sample_weight : array of shape (n_samples,) or float, default=None
+            Row ``i``'s loss is weighted by ``sample_weight[i]`` times ``class_weight``'s
+            weight of its class (its cost is ``C·w_i``; the hinge's ``α_i ≤ C·w_i``). Each
+            binary problem needs a positive total weight in both of its classes.
 
         Returns
         -------
@@ -277,6 +289,9 @@ class LowRankMKLClassifier(LRKLClassifier):
         self._validate_params()
         solver = check_solver(self.solver, self.loss, float(self.eta))
         xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
+        weights = check_class_sample_weight(
+            self.class_weight, sample_weight, X, classes, codes, owner=self
+        )
         dev = device_of(X)
         targets = self._sign_targets(codes, classes.shape[0])
         signs = [
@@ -302,7 +317,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         )
         results = []
         for y_signs in signs:
-            problem = _svm_problem(features, y_signs, float(self.C), loss=self.loss, xp=xp)
+            if weights is not None:
+                check_row_weights(weights, y_signs, name="sample_weight", xp=xp)
+            problem = _svm_problem(
+                features, y_signs, float(self.C), loss=self.loss, sample_weight=weights, xp=xp
+            )
             result = _solve_lp_mkl(
                 problem,
                 float(self.p),

@@ -15,6 +15,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from lrkl._typing import Array
+from lrkl.lpmkl._losses import cost_sum
 
 #: A gap within ``ROUNDING_FACTOR · eps`` times the sum of its terms' magnitudes reads as zero:
 #: a margin over one rounding per term for the few operations each term takes.
@@ -22,19 +23,19 @@ ROUNDING_FACTOR = 16
 
 
 def loss_term(
-    decision: Array, intercept: Array, y: Array, C: float, loss: str, *, xp: ModuleType
+    decision: Array, intercept: Array, y: Array, C: float | Array, loss: str, *, xp: ModuleType
 ) -> tuple[Array, Array]:
-    """A gap's loss term, ``C Σ_i max(0, 1 − y_i (g_i + b))`` (``loss="hinge"``) or its square
-    (``"squared_hinge"``), and the magnitude its rounding scales with: ``C Σ_i (1 + |g_i| + |b|)``
-    (squared for the squared hinge) over the rows whose margin is not above 1 by more than that
-    rounding (a clipped term is exactly zero)."""
+    """A gap's loss term, ``Σ_i C_i max(0, 1 − y_i (g_i + b))`` (``loss="hinge"``) or its square
+    (``"squared_hinge"``), and the magnitude its rounding scales with: ``Σ_i C_i (1 + |g_i| +
+    |b|)`` (squared for the squared hinge) over the rows whose margin is not above 1 by more
+    than that rounding (a clipped term is exactly zero). ``C`` is one cost or one per row."""
     slack = 1.0 - y * (decision + intercept)
     terms = 1.0 + xp.abs(decision) + xp.abs(intercept)
     near = slack > -ROUNDING_FACTOR * xp.finfo(terms.dtype).eps * terms
     xi = xp.clip(slack, min=0.0)
     if loss == "squared_hinge":
         xi, terms = xi * xi, terms * terms
-    return C * xp.sum(xi), C * xp.sum(xp.where(near, terms, 0.0))
+    return cost_sum(C, xi, xp=xp), cost_sum(C, xp.where(near, terms, 0.0), xp=xp)
 
 
 def relative_gap(primal: Array, dual: Array, magnitude: Array, *, xp: ModuleType) -> float:

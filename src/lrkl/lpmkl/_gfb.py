@@ -29,40 +29,41 @@ kernel ``k``'s affine set costs two products with ``V_k`` and no solve, for ever
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of
 from lrkl._checks import check_integer, check_namespace, check_number, check_option
-from lrkl._linalg import cho_factor, cho_solve, eigh
+from lrkl._linalg import cho_factor, cho_solve
 from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
 from lrkl.lpmkl._losses import (
-    LOSSES,
     _feasible,
     _hinge_intercept,
     best_intercept,
     check_solver_loss,
     dual_penalty,
 )
+from lrkl.lpmkl._problem import (
+    SVMProblem,
+    SVMSolution,
+    _decision,
+    _kernel_products,
+    check_labels,
+    check_problem,
+    check_solution,
+    check_weights,
+)
 
 __all__ = [
     "AUTO_SCALE_CONSTANT",
     "GFBState",
-    "SVMProblem",
-    "SVMSolution",
     "auto_alpha_scale",
-    "check_labels",
-    "check_problem",
-    "check_solution",
-    "check_weights",
     "dual_solution",
     "duality_gap",
     "hinge_intercept",
     "solve_gfb_svm",
     "svm_dual_objective",
-    "svm_problem",
 ]
 
 
@@ -78,23 +79,6 @@ AUTO_SCALE_CONSTANT = 1.0
 GAP_EVERY = 10
 
 
-class SVMProblem(NamedTuple):
-    """Problem (4) for any kernel weights ``d``, with each kernel's features rotated to
-    orthogonal columns (padded with zero columns to a common width ``R``)."""
-
-    V: Array  # shape: (m, n, R), V[k]ᵀ V[k] = diag(s[k])
-    s: Array  # shape: (m, R), squared column norms
-    y: Array  # shape: (n,), labels ±1 in the features' dtype
-    C: float
-    rotations: tuple[Array, ...]  # Q_k, shape (R_k, R_k): V[k][:, :R_k] = V_k Q_k
-    loss: str = "hinge"  # or "squared_hinge" (lrkl.lpmkl._losses)
-
-    def feature_weights(self, w: Array, *, xp: ModuleType) -> Array:
-        """The weights of the stacked original features ``[V_1 … V_m]`` (length ``Σ R_k``) for
-        rotated weights ``w`` (m × R): ``Q_k w_k`` for each kernel."""
-        return xp.concat([Q @ w[k, : Q.shape[0]] for k, Q in enumerate(self.rotations)], axis=0)
-
-
 class GFBState(NamedTuple):
     """The GFB auxiliary variables, one row per constraint set (for warm starts), with α's in
     units of ``alpha_scale`` (:func:`solve_gfb_svm`)."""
@@ -102,171 +86,6 @@ class GFBState(NamedTuple):
     Z_gamma: Array  # shape: (n_sets, m, R)
     Z_alpha: Array  # shape: (n_sets, n)
     alpha_scale: float = 1.0
-
-
-class SVMSolution(NamedTuple):
-    """A solution of problem (4): ``alpha`` in the box (None where a solver does not give it),
-    the primal weights of each kernel's features ``w[k] = d_k V_kᵀ Y α`` (rotated coordinates),
-    the decision values on the training rows without the intercept, the intercept, and how the
-    solver got there."""
-
-    alpha: Array | None  # shape: (n,)
-    w: Array  # shape: (m, R)
-    decision: Array  # shape: (n,)
-    intercept: Array
-    n_iter: int
-    converged: bool
-    state: Any
-
-
-def svm_problem(
-    features: Sequence[Array], y: Array, C: float, *, loss: str = "hinge", xp: ModuleType
-) -> SVMProblem:
-    """Problem (4) for any kernel weights: each ``V_k`` (n × R_k) rotated to orthogonal columns,
-    ``O(n R_k²)`` each, and stacked. ``loss`` is ``"hinge"`` (the paper's) or
-    ``"squared_hinge"`` (:mod:`lrkl.lpmkl._losses`).
-
-    ``features`` is a non-empty sequence of finite 2-D arrays of ``xp`` with ``n`` rows each,
-    ``y`` holds the labels −1 and 1, each at least once (in the features' dtype), ``C > 0``;
-    anything else is refused with a ValueError or TypeError naming the argument.
-    """
-    check_namespace(xp)
-    check_number(C, name="C", strict=True)
-    check_option(loss, LOSSES, name="loss")
-    if isinstance(features, str) or not isinstance(features, Sequence) or not features:
-        msg = f"features must be a non-empty sequence of 2-D arrays, received {features!r:.80}"
-        raise TypeError(msg)
-    y = check_array(y, name="y", ndim=1, xp=xp)
-    n = y.shape[0]
-    features = [
-        check_array(V, name=f"features[{k}]", ndim=2, xp=xp) for k, V in enumerate(features)
-    ]
-    for k, V in enumerate(features):
-        if V.shape[0] != n:
-            msg = (
-                f"features[{k}] must have one row per label ({n}) and at least one column, "
-                f"received shape {tuple(V.shape)}"
-            )
-            raise ValueError(msg)
-    check_labels(y, both=True, xp=xp)  # one class has no margin: the intercept is undefined
-    return _svm_problem(features, y, C, loss=loss, xp=xp)
-
-
-def check_labels(y: Array, *, name: str = "y", both: bool = False, xp: ModuleType) -> Array:
-    """``y`` if every value is −1 or 1 (and, with ``both``, each occurs), else a ValueError."""
-    if not bool(xp.all((y == 1.0) | (y == -1.0))):
-        msg = f"{name} must hold the labels -1 and 1 (encode {{0, 1}} labels as 2 y - 1)"
-        raise ValueError(msg)
-    if both and not (bool(xp.any(y == 1.0)) and bool(xp.any(y == -1.0))):
-        msg = f"{name} must hold both labels -1 and 1, received one class only"
-        raise ValueError(msg)
-    return y
-
-
-def check_problem(problem: Any) -> SVMProblem:
-    """``problem`` if it is an :class:`SVMProblem` whose fields are what :func:`svm_problem`
-    builds (a hand-built or edited one too): finite real arrays ``V`` (m, n, R), ``s`` (m, R)
-    and labels ``y`` ±1 (n,), ``C > 0`` and one rotation of at most R columns per kernel; else
-    an error naming the field."""
-    if not isinstance(problem, SVMProblem):
-        msg = f"problem must be an SVMProblem (from svm_problem), received {type(problem).__name__}"
-        raise TypeError(msg)
-    V, s, y = problem.V, problem.s, problem.y
-    arrays = [a for a in (V, s, y) if hasattr(a, "dtype")]
-    xp = get_namespace(*arrays) if arrays else None  # None: check_array refuses V by name
-    V = check_array(V, name="problem.V", ndim=3, min_rows=1, xp=xp, dtype=getattr(V, "dtype", None))
-    m, n, R = V.shape
-    s = check_array(s, name="problem.s", ndim=2, xp=xp, dtype=V.dtype)
-    y = check_array(y, name="problem.y", ndim=1, xp=xp, dtype=V.dtype)
-    if tuple(s.shape) != (m, R) or y.shape[0] != n:
-        msg = (
-            f"problem.s and problem.y must have shapes ({m}, {R}) and ({n},) for V of shape "
-            f"{(m, n, R)}, received {tuple(s.shape)} and {tuple(y.shape)}"
-        )
-        raise ValueError(msg)
-    if not bool(xp.all((y == 1.0) | (y == -1.0))):
-        msg = "problem.y must hold labels -1 and 1"
-        raise ValueError(msg)
-    check_number(problem.C, name="problem.C", strict=True)
-    check_option(problem.loss, LOSSES, name="problem.loss")
-    rotations = problem.rotations
-    if not isinstance(rotations, tuple) or len(rotations) != m:
-        msg = (
-            f"problem.rotations must be a tuple of {m} arrays, received {type(rotations).__name__}"
-        )
-        raise TypeError(msg)
-    for k, Q in enumerate(rotations):
-        Q = check_array(Q, name=f"problem.rotations[{k}]", ndim=2, xp=xp, dtype=V.dtype)
-        if Q.shape[0] != Q.shape[1] or Q.shape[0] > R:
-            msg = (
-                f"problem.rotations[{k}] must be square of at most {R} rows, received shape "
-                f"{tuple(Q.shape)}"
-            )
-            raise ValueError(msg)
-    return problem
-
-
-def check_weights(d: Any, problem: SVMProblem, *, name: str = "d", xp: ModuleType) -> Array:
-    """``d`` if it is a finite non-negative 1-D array of one weight per kernel of ``problem``,
-    else an error naming ``name``."""
-    check_problem(problem)
-    d = check_array(d, name=name, ndim=1, xp=xp)
-    m = problem.V.shape[0]
-    if d.shape[0] != m or not bool(xp.all(d >= 0.0)):
-        msg = (
-            f"{name} must hold {m} non-negative kernel weights, received shape "
-            f"{tuple(d.shape)} with minimum {float(xp.min(d)) if d.shape[0] else 'none'}"
-        )
-        raise ValueError(msg)
-    return d
-
-
-def check_solution(
-    solution: Any, problem: SVMProblem, *, need_alpha: bool = False, xp: ModuleType
-) -> SVMSolution:
-    """``solution`` if it is an :class:`SVMSolution` whose arrays are finite and shaped for
-    ``problem`` (``alpha`` present where ``need_alpha``), else an error naming ``solution``."""
-    if not isinstance(solution, SVMSolution):
-        msg = f"solution must be an SVMSolution, received {type(solution).__name__}"
-        raise TypeError(msg)
-    if need_alpha and solution.alpha is None:
-        msg = "solution must hold a dual point alpha (liblinear's solutions give none)"
-        raise ValueError(msg)
-    m, n, R = problem.V.shape
-    expected = {"w": (m, R), "decision": (n,), "intercept": ()}
-    if solution.alpha is not None:
-        expected["alpha"] = (n,)
-    for field, shape in expected.items():
-        a = check_array(getattr(solution, field), name=f"solution.{field}", ndim=len(shape), xp=xp)
-        if tuple(a.shape) != shape:
-            msg = (
-                f"solution.{field} must have shape {shape} to match the problem, received "
-                f"{tuple(a.shape)}"
-            )
-            raise ValueError(msg)
-    return solution
-
-
-def _svm_problem(
-    features: Sequence[Array], y: Array, C: float, *, loss: str = "hinge", xp: ModuleType
-) -> SVMProblem:
-    """:func:`svm_problem` on trusted inputs."""
-    width = max(int(V.shape[1]) for V in features)
-    dev = device_of(features[0])
-    rotated, norms, rotations = [], [], []
-    for V in features:
-        s, Q = eigh(xp.matrix_transpose(V) @ V, xp=xp)
-        s = xp.clip(s, min=0.0)
-        pad = width - int(V.shape[1])
-        Vq = V @ Q
-        if pad:
-            zeros = xp.zeros((V.shape[0], pad), dtype=V.dtype, device=dev)
-            Vq = xp.concat([Vq, zeros], axis=1)
-            s = xp.concat([s, xp.zeros(pad, dtype=V.dtype, device=dev)])
-        rotated.append(Vq)
-        norms.append(s)
-        rotations.append(Q)
-    return SVMProblem(xp.stack(rotated), xp.stack(norms), y, float(C), tuple(rotations), loss)
 
 
 def auto_alpha_scale(
@@ -302,16 +121,6 @@ def _auto_alpha_scale(
     if bound <= 0.0:
         return 1.0
     return min(1.0, (constant * bound / problem.C) ** -0.25)
-
-
-def _kernel_products(problem: SVMProblem, alpha: Array, *, xp: ModuleType) -> Array:
-    """``V_kᵀ Y α`` for every kernel, shape (m, R): one pass over the features."""
-    return (xp.matrix_transpose(problem.V) @ (problem.y * alpha)[None, :, None])[..., 0]
-
-
-def _decision(problem: SVMProblem, w: Array, *, xp: ModuleType) -> Array:
-    """``Σ_k V_k w_k`` on the training rows, shape (n,)."""
-    return xp.sum((problem.V @ w[:, :, None])[..., 0], axis=0)
 
 
 def hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
@@ -365,7 +174,7 @@ def _split_projections(problem: SVMProblem, d: Array, *, xp: ModuleType) -> _Pro
         # yᵀα = 0 (yᵀy = n), then the box on α
         a = Wa[m, ...]
         Pa_y = a - y * (xp.sum(y * a) / n)
-        Pa_box = xp.clip(Wa[m + 1, ...], min=0.0, max=problem.C)
+        Pa_box = xp.clip(Wa[m + 1, ...], min=0.0, max=problem.costs())
         Pg = xp.concat([Pg_k, Wg[m:, ...]], axis=0)
         Pa = xp.concat([Pa_k, Pa_y[None, :], Pa_box[None, :]], axis=0)
         return Pg, Pa
@@ -399,7 +208,7 @@ def _naive_projections(problem: SVMProblem, d: Array, *, xp: ModuleType) -> _Pro
         u = cho_solve(factor, residual, xp=xp)
         Pg = xp.reshape(g - u[: m * R], (1, m, R))
         Pa = a + y * (Bt @ u[: m * R]) - y * u[m * R]
-        Pa_box = xp.clip(Wa[1, ...], min=0.0, max=problem.C)
+        Pa_box = xp.clip(Wa[1, ...], min=0.0, max=problem.costs())
         return xp.concat([Pg, Wg[1:, ...]], axis=0), xp.stack([Pa, Pa_box])
 
     return _Projections(2, apply)
@@ -574,9 +383,9 @@ def _solve_gfb_svm(
         previous = objective
     alpha = t * beta
     alpha = (
-        _feasible(alpha, problem.y, problem.C, problem.loss, xp=xp)
+        _feasible(alpha, problem.y, problem.costs(), problem.loss, xp=xp)
         if stop == "gap"
-        else xp.clip(alpha, min=0.0, max=problem.C)
+        else xp.clip(alpha, min=0.0, max=problem.costs())
     )
     return dual_solution(problem, d, alpha, n_iter, converged, GFBState(Zg, Za, t), xp=xp)
 
@@ -635,13 +444,13 @@ def _duality_gap(
 ) -> float:
     """:func:`duality_gap` on trusted inputs."""
     y = problem.y
-    alpha = _feasible(alpha, problem.y, problem.C, problem.loss, xp=xp)
+    alpha = _feasible(alpha, problem.y, problem.costs(), problem.loss, xp=xp)
     decision = _decision(problem, d[:, None] * _kernel_products(problem, alpha, xp=xp), xp=xp)
     decision = decision + eta * y * alpha
     quadratic = xp.sum(y * alpha * decision)
-    intercept = best_intercept(decision, y, problem.C, problem.loss, xp=xp)
-    loss, loss_magnitude = loss_term(decision, intercept, y, problem.C, problem.loss, xp=xp)
-    penalty = dual_penalty(alpha, problem.C, problem.loss, xp=xp)
+    intercept = best_intercept(decision, y, problem.costs(), problem.loss, xp=xp)
+    loss, loss_magnitude = loss_term(decision, intercept, y, problem.costs(), problem.loss, xp=xp)
+    penalty = dual_penalty(alpha, problem.costs(), problem.loss, xp=xp)
     primal = 0.5 * quadratic + loss
     dual = xp.sum(alpha) - 0.5 * quadratic - penalty
     magnitude = xp.abs(quadratic) + xp.sum(alpha) + penalty + loss_magnitude
@@ -662,7 +471,7 @@ def dual_solution(
     and the intercept of the KKT conditions (:func:`hinge_intercept`)."""
     w = d[:, None] * _kernel_products(problem, alpha, xp=xp)
     decision = _decision(problem, w, xp=xp)
-    intercept = best_intercept(decision, problem.y, problem.C, problem.loss, xp=xp)
+    intercept = best_intercept(decision, problem.y, problem.costs(), problem.loss, xp=xp)
     return SVMSolution(alpha, w, decision, intercept, n_iter, converged, state)
 
 

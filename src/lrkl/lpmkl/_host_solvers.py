@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse
 
 from lrkl._typing import Array
-from lrkl.lpmkl._gfb import SVMProblem, SVMSolution, dual_solution
+from lrkl.lpmkl._gfb import dual_solution
+from lrkl.lpmkl._problem import SVMProblem, SVMSolution
 
 __all__ = [
     "CLARABEL_MIN_VERSION",
@@ -104,7 +105,7 @@ def interior_point(
         ],
         format="csc",
     )
-    b = np.concatenate([np.zeros(k + 1 + n), np.full(n, problem.C)])
+    b = np.concatenate([np.zeros(k + 1 + n), np.broadcast_to(problem.costs(), (n,))])
     P = scipy.sparse.diags(np.concatenate([np.ones(k), np.full(n, eta)]), format="csc")
     q = np.concatenate([np.zeros(k), -np.ones(n)])
     settings = clarabel.DefaultSettings()
@@ -118,7 +119,7 @@ def interior_point(
     cones = [clarabel.ZeroConeT(k + 1), clarabel.NonnegativeConeT(2 * n)]
     result = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
     converged = result.status in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
-    alpha = np.clip(np.asarray(result.x[k:]), 0.0, problem.C)
+    alpha = np.clip(np.asarray(result.x[k:]), 0.0, problem.costs())
     return dual_solution(problem, d, alpha, int(result.iterations), converged, None, xp=xp)
 
 
@@ -151,7 +152,7 @@ def liblinear(
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        svc.fit(Z, problem.y)
+        svc.fit(Z, problem.y, sample_weight=problem.sample_weight)
     converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
     w = root_d[:, None] * svc.coef_[0].reshape(m, R)
     decision = Z @ svc.coef_[0]

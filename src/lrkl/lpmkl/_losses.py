@@ -8,7 +8,10 @@
   once differentiable, so Newton's method solves it in a few steps whatever ``C``
   (:mod:`lrkl.lpmkl._newton`).
 
-Both intercepts are the minimisers of the loss over ``b`` for fixed decision values.
+Both intercepts are the minimisers of the loss over ``b`` for fixed decision values. With sample
+weights ``w`` each row has its own cost ``C w_i`` in place of ``C`` (:meth:`SVMProblem.costs
+<lrkl.lpmkl.SVMProblem.costs>`): every function here takes ``C`` as a number or as those
+per-row costs.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ __all__ = [
     "alpha_bound",
     "best_intercept",
     "check_solver_loss",
+    "cost_sum",
     "dual_penalty",
     "line_minimum",
 ]
@@ -53,33 +57,49 @@ def check_solver_loss(solver: str, loss: str) -> None:
         raise ValueError(msg)
 
 
-def alpha_bound(C: float, loss: str) -> float:
-    """The upper end of α's box in the dual: ``C`` for the hinge, none for its square."""
-    return C if loss == "hinge" else math.inf
+def alpha_bound(C: float | Array, loss: str, *, xp: ModuleType) -> float | Array:
+    """The upper end of α's box in the dual: ``C`` for the hinge, none for its square (0 on a
+    row of cost 0)."""
+    if loss == "hinge":
+        return C
+    return math.inf if isinstance(C, float) else xp.where(C > 0.0, math.inf, 0.0)
 
 
-def dual_penalty(alpha: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
-    """The dual's extra term ``‖α‖²/(4C)`` of the squared hinge (0 for the hinge)."""
+def cost_sum(C: float | Array, values: Array, *, xp: ModuleType) -> Array:
+    """``Σ_i C_i values_i``: ``C Σ_i values_i`` for one cost."""
+    return C * xp.sum(values) if isinstance(C, float) else xp.sum(C * values)
+
+
+def dual_penalty(alpha: Array, C: float | Array, loss: str, *, xp: ModuleType) -> Array:
+    """The dual's extra term ``Σ_i α_i²/(4C_i)`` of the squared hinge (0 for the hinge)."""
     if loss == "hinge":
         return xp.zeros((), dtype=alpha.dtype, device=device_of(alpha))
-    return xp.sum(alpha * alpha) / (4.0 * C)
+    if isinstance(C, float):
+        return xp.sum(alpha * alpha) / (4.0 * C)
+    positive = C > 0.0
+    return xp.sum(xp.where(positive, alpha * alpha / (4.0 * xp.where(positive, C, 1.0)), 0.0))
 
 
-def best_intercept(decision: Array, y: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
-    """The intercept ``b`` minimising the loss of ``decision + b`` (both labels present)."""
+def best_intercept(
+    decision: Array, y: Array, C: float | Array, loss: str, *, xp: ModuleType
+) -> Array:
+    """The intercept ``b`` minimising the loss of ``decision + b`` (both labels present, with
+    positive cost)."""
     if loss == "hinge":
-        return _hinge_intercept(decision, y, xp=xp)
-    slack = 1.0 - y * decision  # the loss is C Σ max(0, slack_i − t y_i)² at b = t
-    toward = -1.0 if float(xp.sum(y * xp.clip(slack, min=0.0))) < 0.0 else 1.0
+        if isinstance(C, float):
+            return _hinge_intercept(decision, y, xp=xp)
+        return _weighted_hinge_intercept(decision, y, C, xp=xp)
+    slack = 1.0 - y * decision  # the loss is Σ C_i max(0, slack_i − t y_i)² at b = t
+    toward = -1.0 if float(cost_sum(C, y * xp.clip(slack, min=0.0), xp=xp)) < 0.0 else 1.0
     t = line_minimum(0.0, 0.0, slack, toward * y, C, xp=xp)
     return xp.asarray(toward * t, dtype=decision.dtype, device=device_of(decision))
 
 
-def _feasible(alpha: Array, y: Array, C: float, loss: str, *, xp: ModuleType) -> Array:
+def _feasible(alpha: Array, y: Array, C: float | Array, loss: str, *, xp: ModuleType) -> Array:
     """``alpha`` clipped to the box (``[0, C]``, or ``α ≥ 0`` for the squared hinge) and made to
     satisfy ``yᵀα = 0`` by scaling down the class with the larger sum (which stays in the box):
     a dual-feasible point near ``alpha``."""
-    alpha = xp.clip(alpha, min=0.0, max=alpha_bound(C, loss))
+    alpha = xp.clip(alpha, min=0.0, max=alpha_bound(C, loss, xp=xp))
     positive = y > 0
     total_pos = xp.sum(xp.where(positive, alpha, 0.0))
     total_neg = xp.sum(xp.where(positive, 0.0, alpha))
@@ -101,9 +121,25 @@ def _hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:
     return 0.5 * (t[n_pos - 1] + t[n_pos])
 
 
-def line_minimum(a: float, c: float, r: Array, s: Array, C: float, *, xp: ModuleType) -> float:
+def _weighted_hinge_intercept(decision: Array, y: Array, C: Array, *, xp: ModuleType) -> Array:
+    """The middle of the interval of minimisers of ``Σ_i C_i max(0, 1 − y_i (g_i + b))``: its
+    slope is ``−Σ_{y_i = 1} C_i`` left of every breakpoint ``y_i − g_i`` and each adds ``C_i``;
+    with unit costs, :func:`_hinge_intercept`."""
+    t = y - decision
+    order = xp.argsort(t)
+    t = xp.take(t, order)
+    slope = xp.cumulative_sum(xp.take(C, order)) - xp.sum(xp.where(y > 0, C, 0.0))
+    k = int(xp.argmax(xp.astype(slope >= 0.0, xp.int32)))  # slope right of t[k] ≥ 0
+    if float(slope[k]) == 0.0 and k + 1 < t.shape[0]:
+        return 0.5 * (t[k] + t[k + 1])
+    return t[k]
+
+
+def line_minimum(
+    a: float, c: float, r: Array, s: Array, C: float | Array, *, xp: ModuleType
+) -> float:
     """The exact minimiser over ``t ≥ 0`` of the convex piecewise quadratic
-    ``φ(t) = a t + ½ c t² + C Σ_i max(0, r_i − t s_i)²``, for a descent direction
+    ``φ(t) = a t + ½ c t² + Σ_i C_i max(0, r_i − t s_i)²``, for a descent direction
     (``φ'(0) ≤ 0``; 0 where φ does not decrease).
 
     ``φ'`` is piecewise linear and non-decreasing: term ``i`` is active while
@@ -114,8 +150,8 @@ def line_minimum(a: float, c: float, r: Array, s: Array, C: float, *, xp: Module
     """
     active = (r > 0.0) | ((r == 0.0) & (s < 0.0))  # active just after t = 0
     two_c = 2.0 * C
-    slope0 = a - two_c * xp.sum(xp.where(active, s * r, 0.0))
-    curve0 = c + two_c * xp.sum(xp.where(active, s * s, 0.0))
+    slope0 = a - xp.sum(xp.where(active, two_c * s * r, 0.0))
+    curve0 = c + xp.sum(xp.where(active, two_c * s * s, 0.0))
     leaving = (s > 0.0) & (r > 0.0)
     crossing = leaving | ((s < 0.0) & (r < 0.0))
     tau = xp.where(crossing, r / xp.where(crossing, s, 1.0), math.inf)

@@ -24,18 +24,17 @@ from lrkl._backend import check_array, device_of
 from lrkl._checks import check_bool, check_integer, check_namespace, check_number, check_option
 from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
-from lrkl.lpmkl._gfb import (
+from lrkl.lpmkl._gfb import _duality_gap, _solve_gfb_svm
+from lrkl.lpmkl._losses import _feasible, best_intercept, check_solver_loss, dual_penalty
+from lrkl.lpmkl._newton import _primal_gap, _solve_newton_svm
+from lrkl.lpmkl._problem import (
     SVMProblem,
     SVMSolution,
-    _duality_gap,
     _kernel_products,
-    _solve_gfb_svm,
     check_problem,
     check_solution,
     check_weights,
 )
-from lrkl.lpmkl._losses import _feasible, best_intercept, check_solver_loss, dual_penalty
-from lrkl.lpmkl._newton import _primal_gap, _solve_newton_svm
 
 __all__ = [
     "MKL_STOPS",
@@ -95,7 +94,7 @@ def _mkl_objective(
     positive = d > 0
     ratio = xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0)
     loss, _ = loss_term(
-        solution.decision, solution.intercept, problem.y, problem.C, problem.loss, xp=xp
+        solution.decision, solution.intercept, problem.y, problem.costs(), problem.loss, xp=xp
     )
     return float(0.5 * xp.sum(ratio) + loss)
 
@@ -139,18 +138,18 @@ def _mkl_duality_gap(
 ) -> float:
     """:func:`mkl_duality_gap` on trusted inputs."""
     y = problem.y
-    alpha = _feasible(solution.alpha, problem.y, problem.C, problem.loss, xp=xp)
+    alpha = _feasible(solution.alpha, problem.y, problem.costs(), problem.loss, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
     conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
     quadratic = (
         0.5 * eta * xp.sum(alpha * alpha)
-        + dual_penalty(alpha, problem.C, problem.loss, xp=xp)
+        + dual_penalty(alpha, problem.costs(), problem.loss, xp=xp)
         + 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
     )
     dual = xp.sum(alpha) - quadratic
     decision = solution.decision + eta * y * solution.alpha
-    intercept = best_intercept(decision, y, problem.C, problem.loss, xp=xp)
-    loss, loss_magnitude = loss_term(decision, intercept, y, problem.C, problem.loss, xp=xp)
+    intercept = best_intercept(decision, y, problem.costs(), problem.loss, xp=xp)
+    loss, loss_magnitude = loss_term(decision, intercept, y, problem.costs(), problem.loss, xp=xp)
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
     regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
     # the function's own ηI part: its weights are the solution's α, not the feasible one's

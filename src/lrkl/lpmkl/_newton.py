@@ -4,22 +4,24 @@ DeCoste 2005; Chapelle 2007).
 For kernel weights ``d`` the SVM is linear on the stacked features
 ``Z = [√d_1 V_1 … √d_m V_m]`` (n × Σ R_k)::
 
-    min_{v, b}  ½ ‖v‖² + C Σ_i ξ_i²,   ξ_i = max(0, 1 − y_i (z_iᵀ v + b))
+    min_{v, b}  ½ ‖v‖² + C Σ_i w_i ξ_i²,   ξ_i = max(0, 1 − y_i (z_iᵀ v + b))
 
 and its function is ``f_k = √d_k v_k`` on kernel ``k`` (``w_k`` of :class:`SVMSolution`). The
-objective is once differentiable and piecewise quadratic: on the set ``S`` of rows with
-``ξ_i > 0`` it is the quadratic whose Hessian is ``I + 2C Z_SᵀZ_S`` (bordered by the intercept's
-row ``2C [Z_Sᵀ1; |S|]``). Each step solves that system — the minimiser of the quadratic of the
-current ``S`` — and moves to the exact minimum along the step (:func:`lrkl.lpmkl._losses.
-line_minimum`); when ``S`` does not change the point is the exact optimum, which takes a finite
-number of steps, in practice a few whatever ``C`` (GFB's iterations grow with ``C``).
+objective (``w`` the sample weights, ones by default) is once differentiable and piecewise
+quadratic: on the set ``S`` of rows with ``ξ_i > 0`` it is the quadratic whose Hessian is
+``I + 2C Z_SᵀW_SZ_S`` (bordered by the intercept's row ``2C [Z_SᵀW_S1; Σ_S w_i]``). Each step
+solves that system — the minimiser of the quadratic of the current ``S`` — and moves to the
+exact minimum along the step (:func:`lrkl.lpmkl._losses.line_minimum`); when ``S`` does not
+change the point is the exact optimum, which takes a finite number of steps, in practice a few
+whatever ``C`` (GFB's iterations grow with ``C``).
 
-``Z_SᵀZ_S = D^{1/2} (VᵀV)_S D^{1/2}`` with ``D`` the weights repeated per column, so the
-unweighted Gram ``VᵀV`` is formed once per problem (kept in the state across weight updates)
-and each step forms the Gram of ``S`` or of its complement, whichever has fewer rows, in
-blocks of rows — ``O(min(|S|, n − |S|)·(Σ R_k)²)``, the step's cost — accumulated in float64
-whatever the features' dtype, as are the system and its solve. A warm start keeps the previous
-solution's function (``w``), so the margins, and ``S``, start where the last weights left them.
+``Z_SᵀW_SZ_S = D^{1/2} (VᵀWV)_S D^{1/2}`` with ``D`` the kernel weights repeated per column, so
+the Gram ``VᵀWV`` of the unweighted features is formed once per problem (kept in the state
+across weight updates) and each step forms the Gram of ``S`` or of its complement, whichever has
+fewer rows, in blocks of rows — ``O(min(|S|, n − |S|)·(Σ R_k)²)``, the step's cost — accumulated
+in float64 whatever the features' dtype, as are the system and its solve. A warm start keeps the
+previous solution's function (``w``), so the margins, and ``S``, start where the last weights
+left them.
 """
 
 from __future__ import annotations
@@ -33,14 +35,14 @@ from lrkl._checks import check_integer, check_namespace, check_number
 from lrkl._linalg import cho_factor, cho_solve
 from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import ROUNDING_FACTOR, loss_term, relative_gap
-from lrkl.lpmkl._gfb import (
+from lrkl.lpmkl._losses import _feasible, check_solver_loss, dual_penalty, line_minimum
+from lrkl.lpmkl._problem import (
     SVMProblem,
     SVMSolution,
     _kernel_products,
     check_problem,
     check_weights,
 )
-from lrkl.lpmkl._losses import _feasible, check_solver_loss, dual_penalty, line_minimum
 
 __all__ = ["NewtonState", "solve_newton_svm"]
 
@@ -110,12 +112,18 @@ def _blocks(V: Array, rows: Array | None, *, xp: ModuleType):
         yield start, stop, xp.astype(block, xp.float64)
 
 
-def _gram(V: Array, rows: Array | None, *, xp: ModuleType) -> Array:
-    """``Z_rowsᵀ Z_rows`` of the unweighted stacked features, float64."""
+def _gram(V: Array, rows: Array | None, weights: Array | None, *, xp: ModuleType) -> Array:
+    """``Z_rowsᵀ diag(w) Z_rows`` of the unweighted stacked features (``w`` the float64 sample
+    weights of all rows, or None for ones), float64."""
     D = V.shape[0] * V.shape[2]
     total = xp.zeros((D, D), dtype=xp.float64, device=device_of(V))
-    for _, _, block in _blocks(V, rows, xp=xp):
-        total = total + xp.matrix_transpose(block) @ block
+    for start, stop, block in _blocks(V, rows, xp=xp):
+        scaled = block
+        if weights is not None:
+            index = slice(start, stop) if rows is None else rows[start:stop]
+            part = weights[index] if rows is None else xp.take(weights, index)
+            scaled = block * part[:, None]
+        total = total + xp.matrix_transpose(block) @ scaled
     return total
 
 
@@ -148,11 +156,16 @@ def _solve_newton_svm(
     f64 = xp.float64
     C = problem.C
     y = xp.astype(problem.y, f64)
+    weights = None if problem.sample_weight is None else xp.astype(problem.sample_weight, f64)
+
+    def weighted(u: Array) -> Array:
+        return u if weights is None else u * weights
+
     root = xp.reshape(
         xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
     )  # √d per stacked column
     if state is None:
-        gram = _gram(V, None, xp=xp)
+        gram = _gram(V, None, weights, xp=xp)
         v = xp.zeros(m * R, dtype=f64, device=dev)
         b = 0.0
     else:  # the last function, f_k = √d_k v_k, in the new weights' coordinates
@@ -169,22 +182,23 @@ def _solve_newton_svm(
         n_iter += 1
         violators = slack > 0.0
         xi = xp.where(violators, slack, 0.0)
-        objective = 0.5 * float(xp.sum(v * v)) + C * float(xp.sum(xi * xi))
+        objective = 0.5 * float(xp.sum(v * v)) + C * float(xp.sum(weighted(xi * xi)))
         # the gradient's and the Hessian's border's products in one pass
-        products = _products(V, xp.stack([y * xi, xp.astype(violators, f64)], axis=1), xp=xp)
+        inside = weighted(xp.astype(violators, f64))
+        products = _products(V, xp.stack([weighted(y * xi), inside], axis=1), xp=xp)
         grad_v = v - 2.0 * C * root * products[:, 0]
         border = 2.0 * C * root * products[:, 1]
-        grad_b = -2.0 * C * float(xp.sum(y * xi))
+        grad_b = -2.0 * C * float(xp.sum(weighted(y * xi)))
         count = int(xp.sum(xp.astype(violators, xp.int64)))
         if 2 * count <= n:
-            gram_s = _gram(V, xp.nonzero(violators)[0], xp=xp)
+            gram_s = _gram(V, xp.nonzero(violators)[0], weights, xp=xp)
         else:
-            gram_s = gram - _gram(V, xp.nonzero(~violators)[0], xp=xp)
+            gram_s = gram - _gram(V, xp.nonzero(~violators)[0], weights, xp=xp)
         hessian = identity + 2.0 * C * (root[:, None] * gram_s * root[None, :])
         factor = cho_factor(hessian, xp=xp)
         p = cho_solve(factor, grad_v, xp=xp)
         q = cho_solve(factor, border, xp=xp)
-        schur = 2.0 * C * count - float(xp.sum(border * q))
+        schur = 2.0 * C * float(xp.sum(inside)) - float(xp.sum(border * q))
         step_b = (float(xp.sum(border * p)) - grad_b) / schur if schur > 0.0 else 0.0
         step_v = -(p + q * step_b)
         decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
@@ -194,7 +208,7 @@ def _solve_newton_svm(
             float(xp.sum(step_v * step_v)),
             slack,
             y * (step_decision + step_b),
-            C,
+            C if weights is None else C * weights,
             xp=xp,
         )
         v = v + t * step_v
@@ -210,7 +224,7 @@ def _solve_newton_svm(
     if not math.isfinite(b):
         msg = f"the Newton iteration diverged (C={C!r}): the intercept became {b}"
         raise ValueError(msg)
-    alpha = 2.0 * C * xp.clip(slack, min=0.0)
+    alpha = 2.0 * C * weighted(xp.clip(slack, min=0.0))
     w = xp.reshape(root * v, (m, R))
     dtype = V.dtype
     return SVMSolution(
@@ -234,16 +248,16 @@ def _primal_gap(problem: SVMProblem, d: Array, solution: SVMSolution, *, xp: Mod
     far from the solution's at a large ``C`` even when the solution is within ``tol``; its own
     ``w`` is the primal point to measure."""
     y = problem.y
-    alpha = _feasible(solution.alpha, y, problem.C, problem.loss, xp=xp)
+    alpha = _feasible(solution.alpha, y, problem.costs(), problem.loss, xp=xp)
     positive = d > 0
     norms2 = xp.sum(solution.w * solution.w, axis=1)
     regulariser = 0.5 * xp.sum(xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0))
     loss, loss_magnitude = loss_term(
-        solution.decision, solution.intercept, y, problem.C, problem.loss, xp=xp
+        solution.decision, solution.intercept, y, problem.costs(), problem.loss, xp=xp
     )
     products = _kernel_products(problem, alpha, xp=xp)
     quadratic = 0.5 * xp.sum(d[:, None] * products * products)
-    penalty = dual_penalty(alpha, problem.C, problem.loss, xp=xp)
+    penalty = dual_penalty(alpha, problem.costs(), problem.loss, xp=xp)
     primal = regulariser + loss
     dual = xp.sum(alpha) - quadratic - penalty
     magnitude = regulariser + loss_magnitude + xp.sum(alpha) + quadratic + penalty
