@@ -18,6 +18,7 @@ import warnings
 
 import _report
 import numpy as np
+from lpmkl_targets import PAPER_MODEL
 from sklearn.exceptions import ConvergenceWarning
 
 from lrkl import LowRankMKLClassifier
@@ -54,7 +55,7 @@ def panel(args: argparse.Namespace) -> None:
                 train, test = order[:n], order[n : 2 * n]
                 for rule, params in RULES.items():
                     model = LowRankMKLClassifier(
-                        rank=50, C=C, loss="hinge", random_state=seed, **params
+                        rank=50, C=C, **PAPER_MODEL, random_state=seed, **params
                     )
                     start = time.perf_counter()
                     with warnings.catch_warnings(record=True) as caught:

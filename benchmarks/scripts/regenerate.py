@@ -121,6 +121,13 @@ COMMANDS: list[tuple[str, str, bool]] = [
         False,
     ),
     (
+        "lpmkl_landmarks_synthetic",
+        f"python {SCRIPTS}/lpmkl_landmarks.py --sets synthetic --n 100000 --seeds 0 --ranks 100 "
+        "--rst lpmkl_landmarks_synthetic",
+        False,
+    ),
+    ("lpmkl_million", f"python {SCRIPTS}/lpmkl_million.py --rst", False),
+    (
         "lpmkl_targets_scale",
         f"python {SCRIPTS}/lpmkl_targets.py scale --datasets svmguide1 mushrooms magic adult "
         "--sizes 1000 2000 --seeds 0 --kernels 10 --ranks 40 --constants 0.1 0.3 1 --rst",

@@ -200,6 +200,7 @@ def _low_rank(split, kernels, R, p, C, solver, run, settings: LpMKLSettings) -> 
         p=p,
         C=C,
         loss="hinge",
+        shared_landmarks=True,
         solver=solver,
         tol=TOL_PAPER,
         stop="change",

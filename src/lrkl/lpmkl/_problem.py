@@ -103,7 +103,7 @@ def svm_problem(
     check_labels(y, both=True, xp=xp)  # one class has no margin: the intercept is undefined
     if sample_weight is not None:
         sample_weight = check_row_weights(sample_weight, y, name="sample_weight", xp=xp)
-    return _svm_problem(features, y, C, loss=loss, sample_weight=sample_weight, xp=xp)
+    return _svm_problem(list(features), y, C, loss=loss, sample_weight=sample_weight, xp=xp)
 
 
 def check_row_weights(weights: Any, y: Array, *, name: str, xp: ModuleType) -> Array:
@@ -222,7 +222,7 @@ def check_solution(
 
 
 def _svm_problem(
-    features: Sequence[Array],
+    features: list[Array],
     y: Array,
     C: float,
     *,
@@ -230,25 +230,27 @@ def _svm_problem(
     sample_weight: Array | None = None,
     xp: ModuleType,
 ) -> SVMProblem:
-    """:func:`svm_problem` on trusted inputs."""
+    """:func:`svm_problem` on trusted inputs. It takes the list ``features`` over: each factor
+    is rotated into one preallocated ``(m, n, R)`` array and its entry then set to None, so that
+    a caller who holds no other reference never holds the features twice."""
+    m = len(features)
+    n = int(features[0].shape[0])
     width = max(int(V.shape[1]) for V in features)
     dev = device_of(features[0])
-    rotated, norms, rotations = [], [], []
-    for V in features:
+    dtype = features[0].dtype
+    stacked = xp.zeros((m, n, width), dtype=dtype, device=dev)  # zero columns pad to R
+    norms = xp.zeros((m, width), dtype=dtype, device=dev)
+    rotations = []
+    for k in range(m):
+        V = features[k]
+        features[k] = None
+        r = int(V.shape[1])
         s, Q = eigh(xp.matrix_transpose(V) @ V, xp=xp)
-        s = xp.clip(s, min=0.0)
-        pad = width - int(V.shape[1])
-        Vq = V @ Q
-        if pad:
-            zeros = xp.zeros((V.shape[0], pad), dtype=V.dtype, device=dev)
-            Vq = xp.concat([Vq, zeros], axis=1)
-            s = xp.concat([s, xp.zeros(pad, dtype=V.dtype, device=dev)])
-        rotated.append(Vq)
-        norms.append(s)
+        stacked[k, :, :r] = V @ Q
+        norms[k, :r] = xp.clip(s, min=0.0)
         rotations.append(Q)
-    return SVMProblem(
-        xp.stack(rotated), xp.stack(norms), y, float(C), tuple(rotations), loss, sample_weight
-    )
+        del V
+    return SVMProblem(stacked, norms, y, float(C), tuple(rotations), loss, sample_weight)
 
 
 def _kernel_products(problem: SVMProblem, alpha: Array, *, xp: ModuleType) -> Array:
