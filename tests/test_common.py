@@ -16,6 +16,7 @@ from lrkl import (
     KernelRidgeCV,
     KernelRidgeSubset,
     LowRankMKLClassifier,
+    LowRankMKLClassifierCV,
     LowRankRidge,
     LowRankRidgeClassifier,
     LowRankRidgeClassifierCV,
@@ -74,6 +75,7 @@ ESTIMATORS = [
     MklarenRegressor(n_components=10, lookahead=5),
     LowRankMKLClassifier(TWO_KERNELS, rank=5, random_state=0),
     LowRankMKLClassifier(TWO_KERNELS, rank=5, loss="hinge", random_state=0),
+    LowRankMKLClassifierCV(TWO_KERNELS, rank=5, Cs=(0.1, 10.0), random_state=0),
     LowRankMKLClassifier(
         TWO_KERNELS, rank=5, p=1.2, loss="hinge", solver="gfb_naive", random_state=0
     ),
@@ -117,6 +119,7 @@ def test_sklearn_compatible(estimator, check):
         warnings.filterwarnings("ignore", "SLKLRegressorCV chose nu", UserWarning)
         warnings.filterwarnings("ignore", "LowRankRidge(Classifier)?CV chose alpha", UserWarning)
         warnings.filterwarnings("ignore", "KernelRidgeCV chose", UserWarning)
+        warnings.filterwarnings("ignore", "LowRankMKLClassifierCV chose C", UserWarning)
         check(estimator)
 
 
@@ -212,7 +215,7 @@ def _host_view(a):
     inner = getattr(a, "_array", None)  # array_api_strict
     if isinstance(inner, np.ndarray):
         return inner
-    if type(a).__module__ == "torch":
+    if type(a).__module__ == "torch" and hasattr(a, "detach"):  # a tensor, not a torch.dtype
         return a.detach().numpy()
     return None
 

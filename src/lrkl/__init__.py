@@ -12,7 +12,7 @@ from lrkl.kernel_ridge import (
     LowRankRidgeCV,
     UniformKernelRidge,
 )
-from lrkl.lpmkl import LowRankMKLClassifier
+from lrkl.lpmkl import LowRankMKLClassifier, LowRankMKLClassifierCV
 from lrkl.mklaren import MklarenRegressor
 from lrkl.slkl import SLKLClassifier, SLKLRegressor, SLKLRegressorCV, UniformRankOneRidge, slkl_path
 
@@ -22,6 +22,7 @@ __all__ = [
     "KernelRidgeCV",
     "KernelRidgeSubset",
     "LowRankMKLClassifier",
+    "LowRankMKLClassifierCV",
     "LowRankRidge",
     "LowRankRidgeCV",
     "LowRankRidgeClassifier",

@@ -4,6 +4,7 @@ splitting (hinge), the ℓp weight update, and
 :class:`LowRankMKLClassifier`."""
 
 from lrkl._base import old_module_names
+from lrkl.lpmkl._cv import LowRankMKLClassifierCV
 from lrkl.lpmkl._estimator import LowRankMKLClassifier
 from lrkl.lpmkl._gfb import (
     GFBState,
@@ -29,6 +30,7 @@ __all__ = [
     "SVM_SOLVERS",
     "GFBState",
     "LowRankMKLClassifier",
+    "LowRankMKLClassifierCV",
     "MKLResult",
     "MKLState",
     "NewtonState",

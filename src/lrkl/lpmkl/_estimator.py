@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
@@ -23,6 +23,7 @@ from lrkl.lpmkl._mkl import (
     MAX_OUTER_ITER,
     MKL_STOPS,
     SVM_SOLVERS,
+    MKLResult,
     MKLState,
     _solution_gap,
     _solve_lp_mkl,
@@ -31,6 +32,19 @@ from lrkl.lpmkl._mkl import (
 from lrkl.lpmkl._problem import _svm_problem, check_row_weights
 
 __all__ = ["LowRankMKLClassifier"]
+
+
+class _Fit(NamedTuple):
+    """What :meth:`LowRankMKLClassifier._prepare` builds for the solves."""
+
+    xp: Any
+    device: Any
+    classes: Any
+    codes: Any
+    weights: Any  # the sample weights times the class weights, or None
+    feature_map: LowRankFeatures
+    problems: list  # one SVMProblem per binary task
+    solver: str
 
 
 class LowRankMKLClassifier(LRKLClassifier):
@@ -292,6 +306,15 @@ class LowRankMKLClassifier(LRKLClassifier):
         self
         """
         self._validate_params()
+        fit = self._prepare(X, y, sample_weight, C=float(self.C))
+        results = [self._solve(problem, fit) for problem in fit.problems]
+        self.features_ = fit.feature_map
+        self._finish(results, fit)
+        return self
+
+    def _prepare(self, X: Any, y: Any, sample_weight: Any, *, C: float) -> _Fit:
+        """Validate the inputs, build the features and the SVM problem of each binary task
+        (one rotation for all: only the labels differ) at cost ``C``."""
         solver = check_solver(self.solver, self.loss, float(self.eta))
         xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
         weights = check_class_sample_weight(
@@ -319,42 +342,52 @@ class LowRankMKLClassifier(LRKLClassifier):
         features = [f.G for f in feature_map.factors_]
         # the training factors live on in the problem only (rotated), not in the fitted model
         feature_map.factors_ = [f._replace(G=None) for f in feature_map.factors_]
-        shared = _svm_problem(  # one problem for every class: only the labels differ
-            features, signs[0], float(self.C), loss=self.loss, sample_weight=weights, xp=xp
-        )
+        shared = _svm_problem(features, signs[0], C, loss=self.loss, sample_weight=weights, xp=xp)
         del features
+        problems = [shared._replace(y=y_signs) for y_signs in signs]
+        return _Fit(xp, dev, classes, codes, weights, feature_map, problems, solver)
+
+    def _solve(
+        self, problem: Any, fit: _Fit, *, weights: Any = None, state: Any = None
+    ) -> MKLResult:
+        """The ℓp-MKL of one binary problem, from ``weights`` and the SVM ``state`` when
+        given (a warm start)."""
         monitor = self._monitor(
             lambda s: (
                 f"update {s.n_iter}: objective {s.objective:.6g}, max |Δd| "
                 f"{s.weight_change:.2e}, {s.svm_iterations} SVM iterations"
             )
         )
-        results = []
-        for y_signs in signs:
-            problem = shared._replace(y=y_signs)
-            result = _solve_lp_mkl(
-                problem,
-                float(self.p),
-                solver=solver,
-                tol=float(self.tol),
-                stop=self.stop,
-                alpha_scale=self.alpha_scale,
-                weight_tol=float(self.weight_tol),
-                mkl_tol=float(self.mkl_tol),
-                max_iter=int(self.max_iter),
-                max_outer_iter=int(self.max_outer_iter),
-                eta=float(self.eta),
-                callback=monitor,
-                xp=xp,
-            )
+        return _solve_lp_mkl(
+            problem,
+            float(self.p),
+            solver=fit.solver,
+            tol=float(self.tol),
+            stop=self.stop,
+            alpha_scale=self.alpha_scale,
+            weight_tol=float(self.weight_tol),
+            mkl_tol=float(self.mkl_tol),
+            max_iter=int(self.max_iter),
+            max_outer_iter=int(self.max_outer_iter),
+            eta=float(self.eta),
+            weights=weights,
+            state=state,
+            callback=monitor,
+            xp=fit.xp,
+        )
+
+    def _finish(self, results: list[MKLResult], fit: _Fit) -> None:
+        """The fitted attributes from each binary problem's result, and the warning of a fit
+        that did not converge."""
+        xp = fit.xp
+        summaries = []
+        for problem, result in zip(fit.problems, results, strict=True):
             coef = problem.feature_weights(result.solution.w, xp=xp)
             gap = _solution_gap(problem, result.weights, result.solution, float(self.eta), xp=xp)
-            results.append((result, coef, gap))
-        self.features_ = feature_map
-        self._set_fitted(results, classes, xp=xp, device=dev)
-        if not all(r.converged for r, _, _ in results):
+            summaries.append((result, coef, gap))
+        self._set_fitted(summaries, fit.classes, xp=xp, device=fit.device)
+        if not all(r.converged for r in results):
             self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
-        return self
 
     def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
         binary = len(results) == 1

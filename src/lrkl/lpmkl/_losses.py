@@ -62,7 +62,7 @@ def alpha_bound(C: float | Array, loss: str, *, xp: ModuleType) -> float | Array
     row of cost 0)."""
     if loss == "hinge":
         return C
-    return math.inf if isinstance(C, float) else xp.where(C > 0.0, math.inf, 0.0)
+    return math.inf if isinstance(C, float) else xp.where(C > 0.0, xp.full_like(C, math.inf), 0.0)
 
 
 def cost_sum(C: float | Array, values: Array, *, xp: ModuleType) -> Array:

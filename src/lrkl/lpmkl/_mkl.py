@@ -18,7 +18,7 @@ import functools
 import math
 from collections.abc import Callable
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lrkl._backend import check_array, device_of
 from lrkl._checks import check_bool, check_integer, check_namespace, check_number, check_option
@@ -379,9 +379,11 @@ def _solve_lp_mkl(
     weights: Array | None = None,
     paper_norms: bool = False,
     callback: Callable[[MKLState], bool] | None = None,
+    state: Any = None,
     xp: ModuleType,
 ) -> MKLResult:
-    """:func:`solve_lp_mkl` on trusted inputs."""
+    """:func:`solve_lp_mkl` on trusted inputs, the first SVM warm-started from ``state`` (a
+    previous solution's of the same problem, up to ``C`` and the labels' weights' cost)."""
     solver = _resolved_solver(solver, problem.loss)
     m = problem.V.shape[0]
     dtype = problem.V.dtype
@@ -391,7 +393,6 @@ def _solve_lp_mkl(
         d = weights
     solve = SVM_SOLVERS[solver]
     certified = stop == "mkl_gap" and solver != "liblinear"
-    state = None
     objectives: list[float] = []
     svm_iterations = 0
     converged = False

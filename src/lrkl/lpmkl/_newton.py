@@ -56,12 +56,14 @@ ROUNDING = ROUNDING_FACTOR * 2.0**-52
 
 
 class NewtonState(NamedTuple):
-    """What a warm start keeps: the last function's weights and intercept, and the unweighted
-    Gram ``[V_1 … V_m]ᵀ[V_1 … V_m]`` of the problem (float64), formed once."""
+    """What a warm start keeps: the last function's weights and intercept, and the Gram
+    ``[V_1 … V_m]ᵀ W [V_1 … V_m]`` of the problem (float64), formed once, with the sample
+    weights ``W`` it was formed with (a problem with other weights forms its own)."""
 
     w: Array  # shape: (m, R), float64
     intercept: float
     gram: Array  # shape: (m·R, m·R), float64
+    sample_weight: Array | None = None
 
 
 def solve_newton_svm(
@@ -164,12 +166,12 @@ def _solve_newton_svm(
     root = xp.reshape(
         xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
     )  # √d per stacked column
+    same_weights = state is not None and state.sample_weight is problem.sample_weight
+    gram = state.gram if same_weights else _gram(V, None, weights, xp=xp)
     if state is None:
-        gram = _gram(V, None, weights, xp=xp)
         v = xp.zeros(m * R, dtype=f64, device=dev)
         b = 0.0
     else:  # the last function, f_k = √d_k v_k, in the new weights' coordinates
-        gram = state.gram
         w = xp.reshape(state.w, (m * R,))
         v = xp.where(root > 0.0, w / xp.where(root > 0.0, root, 1.0), 0.0)
         b = state.intercept
@@ -234,7 +236,7 @@ def _solve_newton_svm(
         xp.asarray(b, dtype=dtype, device=dev),
         n_iter,
         converged,
-        NewtonState(w, b, gram),
+        NewtonState(w, b, gram, problem.sample_weight),
     )
 
 

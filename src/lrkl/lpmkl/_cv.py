@@ -1,0 +1,194 @@
+"""``LowRankMKLClassifierCV``: :class:`LowRankMKLClassifier` with ``C`` chosen by
+cross-validation along a warm-started path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from lrkl._backend import to_numpy
+from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_mask
+from lrkl._typing import Array
+from lrkl.kernels import Kernel
+from lrkl.lpmkl._estimator import LowRankMKLClassifier
+from lrkl.lpmkl._mkl import MKLState
+from lrkl.lpmkl._problem import check_row_weights
+
+__all__ = ["LowRankMKLClassifierCV"]
+
+#: The default grid of C: five decades around LowRankMKLClassifier's default C = 1.
+CS = (0.1, 1.0, 10.0, 100.0, 1000.0)
+
+
+class LowRankMKLClassifierCV(LowRankMKLClassifier):
+    """:class:`LowRankMKLClassifier` with ``C`` chosen by cross-validation.
+
+    The features depend on ``X`` only (Nyström landmarks drawn from every row, or ICD pivots),
+    so they are built once, and each fold is the same SVM problem with its held-out rows
+    weighted 0: the folds share the features and their rotation, and within a fold every
+    ``C`` shares Newton's Gram. Along the grid, from the smallest ``C`` up, each fold's MKL
+    starts from the previous ``C``'s kernel weights and SVM solution. The validation accuracy
+    comes from the decision values the solver computed on every row; the ``C`` of the best
+    mean accuracy (the smallest among ties) is refitted on all rows. The landmarks then have
+    seen the held-out rows' ``X`` (not their labels), as an unsupervised preprocessing fitted
+    on all rows would. ``method="csi"``, whose factors use the labels, is refused.
+
+    Parameters
+    ----------
+    Cs : sequence of float, default=(0.1, 1, 10, 100, 1000)
+        The values of ``C`` to compare (each > 0).
+    cv : int, cross-validation generator or iterable, default=3
+        scikit-learn's ``cv``; an int means that many stratified folds.
+
+    The other parameters are :class:`LowRankMKLClassifier`'s (without ``C``).
+
+    Attributes
+    ----------
+    C_ : float
+        The chosen ``C``.
+    cv_accuracy_ : array of shape (n_Cs, n_folds)
+        The validation accuracy of each ``C`` (in ``Cs``' order) on each fold.
+
+    The other attributes are :class:`LowRankMKLClassifier`'s, for the refit at ``C_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from lrkl import LowRankMKLClassifierCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = (X[:, 0] ** 2 + X[:, 1] ** 2 > 1.4).astype(int)
+    >>> clf = LowRankMKLClassifierCV(rank=30, random_state=0).fit(X, y)
+    >>> clf.cv_accuracy_.shape, bool(clf.score(X, y) > 0.9)
+    ((5, 3), True)
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in LowRankMKLClassifier._parameter_constraints.items() if k != "C"},
+        "Cs": ["array-like"],
+        "cv": ["cv_object"],
+    }
+
+    def __init__(
+        self,
+        kernels: Sequence[Kernel] | None = None,
+        rank: int | Sequence[int] | None = None,
+        n_landmarks: int | None = None,
+        p: float = 2.0,
+        *,
+        Cs: Sequence[float] = CS,
+        cv: Any = 3,
+        loss: str = "squared_hinge",
+        method: str = "nystrom",
+        solver: str = "auto",
+        tol: float = 1e-6,
+        stop: str = "mkl_gap",
+        alpha_scale: float | str = "auto",
+        weight_tol: float = 1e-4,
+        mkl_tol: float = 1e-3,
+        max_iter: int = 3000,
+        max_outer_iter: int = 500,
+        eta: float = 0.0,
+        class_weight: dict | str | None = None,
+        shared_landmarks: bool = False,
+        random_state: Any = None,
+        callback: Callable[[MKLState], Any] | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.kernels = kernels
+        self.rank = rank
+        self.n_landmarks = n_landmarks
+        self.p = p
+        self.loss = loss
+        self.method = method
+        self.solver = solver
+        self.tol = tol
+        self.stop = stop
+        self.alpha_scale = alpha_scale
+        self.weight_tol = weight_tol
+        self.mkl_tol = mkl_tol
+        self.max_iter = max_iter
+        self.max_outer_iter = max_outer_iter
+        self.eta = eta
+        self.class_weight = class_weight
+        self.shared_landmarks = shared_landmarks
+        self.random_state = random_state
+        self.callback = callback
+        self.verbose = verbose
+        self.Cs = Cs
+        self.cv = cv
+
+    def fit(self, X: Array, y: Array, sample_weight: Array | None = None) -> LowRankMKLClassifierCV:
+        """Build the features once, score each ``C`` of ``Cs`` on the folds, and refit the
+        best on all rows.
+
+        Parameters
+        ----------
+        X : array of shape (n_samples, n_features)
+        y : array of shape (n_samples,)
+            Class labels (numbers or strings), at least two classes.
+        sample_weight : array of shape (n_samples,) or float, default=None
+            As for :meth:`LowRankMKLClassifier.fit`; the validation accuracy is unweighted.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        Cs = check_grid(self.Cs, name="Cs")
+        if self.method == "csi":
+            msg = (
+                "LowRankMKLClassifierCV takes method in ('nystrom', 'icd'), received "
+                "method='csi', whose factors use the labels of the rows the folds hold out"
+            )
+            raise ValueError(msg)
+        order = sorted(range(len(Cs)), key=Cs.__getitem__)
+        fit = self._prepare(X, y, sample_weight, C=Cs[order[0]])
+        xp = fit.xp
+        n = fit.codes.shape[0]
+        folds = cv_folds(self.cv, np.zeros((n, 1)), fit.codes, classifier=True)
+        like = fit.problems[0].y
+        accuracy = np.zeros((len(Cs), len(folds)))
+        for f, (train, test) in enumerate(folds):
+            weights = fold_mask(train, like, xp=xp)
+            if fit.weights is not None:
+                weights = weights * fit.weights
+            for problem in fit.problems:
+                check_row_weights(weights, problem.y, name="a fold's training weights", xp=xp)
+            starts: list[Any] = [(None, None)] * len(fit.problems)
+            for i in order:  # smallest C first, each warm-started from the last
+                decisions = []
+                for k, problem in enumerate(fit.problems):
+                    d, state = starts[k]
+                    fold_problem = problem._replace(C=Cs[i], sample_weight=weights)
+                    result = self._solve(fold_problem, fit, weights=d, state=state)
+                    starts[k] = (result.weights, result.solution.state)
+                    decisions.append(to_numpy(result.solution.decision + result.solution.intercept))
+                accuracy[i, f] = _accuracy(decisions, fit.codes, test)
+        best, _ = choose_from_grid(
+            type(self).__name__,
+            "C",
+            Cs,
+            [[1.0 - accuracy[i, f] for i in range(len(Cs))] for f in range(len(folds))],
+            top="the weakest regularisation",
+            advice="pass Cs",
+        )
+        fit = fit._replace(problems=[problem._replace(C=best) for problem in fit.problems])
+        results = [self._solve(problem, fit) for problem in fit.problems]
+        self.features_ = fit.feature_map
+        self._finish(results, fit)
+        self.C_ = best
+        self.cv_accuracy_ = accuracy
+        return self
+
+
+def _accuracy(decisions: list[Any], codes: Any, rows: Any) -> float:
+    """The share of ``rows`` whose class (``codes``) the decision values give: the sign of the
+    one binary decision, else the class of the largest."""
+    if len(decisions) == 1:
+        predicted = (decisions[0][rows] > 0).astype(int)
+    else:
+        predicted = np.argmax(np.stack([d[rows] for d in decisions], axis=1), axis=1)
+    return float(np.mean(predicted == codes[rows]))

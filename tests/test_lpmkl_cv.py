@@ -1,0 +1,52 @@
+"""LowRankMKLClassifierCV: its fold scores against independent cold fits of
+LowRankMKLClassifier on the same features (the held-out rows weighted 0), its choice against the
+best mean score, its refit against LowRankMKLClassifier at that C."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold
+
+from lrkl import LowRankMKLClassifier, LowRankMKLClassifierCV
+from lrkl.kernels import Gaussian
+
+KERNELS = [Gaussian(gamma=0.3), Gaussian(gamma=3.0)]
+
+
+def _data(n=240, n_classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    score = X[:, 0] ** 2 + X[:, 1] ** 2 + 0.4 * rng.normal(size=n)
+    y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    return X, y
+
+
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")  # a grid end: by design
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_fold_scores_match_cold_fits_on_the_same_features(n_classes):
+    X, y = _data(n_classes=n_classes)
+    Cs = (0.1, 10.0, 1000.0)
+    params = dict(kernels=KERNELS, rank=15, random_state=0, mkl_tol=1e-9, max_outer_iter=2000)
+    cv = StratifiedKFold(3, shuffle=True, random_state=1)
+    model = LowRankMKLClassifierCV(Cs=Cs, cv=cv, **params).fit(X, y)
+    for f, (train, test) in enumerate(cv.split(X, y)):
+        weights = np.zeros(len(y))
+        weights[train] = 1.0
+        for i, C in enumerate(Cs):
+            cold = LowRankMKLClassifier(C=C, **params).fit(X, y, sample_weight=weights)
+            expected = np.mean(cold.predict(X[test]) == y[test])
+            assert model.cv_accuracy_[i, f] == pytest.approx(expected, abs=1.5 / len(test))
+    means = model.cv_accuracy_.mean(axis=1)
+    assert Cs[int(np.argmax(means))] == model.C_
+    refit = LowRankMKLClassifier(C=model.C_, **params).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), refit.decision_function(X), atol=1e-4)
+
+
+def test_the_grid_and_the_folds_are_checked():
+    X, y = _data()
+    with pytest.raises(ValueError, match="Cs must be a finite number > 0"):
+        LowRankMKLClassifierCV(Cs=(1.0, -1.0), rank=5).fit(X, y)
+    with pytest.raises(ValueError, match="method='csi'"):
+        LowRankMKLClassifierCV(method="csi", rank=5).fit(X, y)
+    assert "C" not in LowRankMKLClassifierCV().get_params()
