@@ -149,6 +149,7 @@ INVALID = [
     (AlignmentKernelRidge, {"method": "best"}),
     (MklarenRegressor, {"lookahead": 0}),
     (LowRankMKLClassifier, {"p": 0.5}),
+    (LowRankMKLClassifierCV, {"Cs": 1.0}),
 ]
 
 

@@ -47,6 +47,7 @@ from lrkl import (
     KernelRidgeCV,
     KernelRidgeSubset,
     LowRankMKLClassifier,
+    LowRankMKLClassifierCV,
     LowRankRidge,
     LowRankRidgeClassifier,
     LowRankRidgeClassifierCV,
@@ -107,6 +108,9 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     "LowRankMKLClassifier": lambda: LowRankMKLClassifier(_kernels(), rank=5, random_state=0),
     "LowRankMKLClassifier-gfb_naive": lambda: LowRankMKLClassifier(
         _kernels(), rank=5, p=1.2, loss="hinge", solver="gfb_naive", random_state=0
+    ),
+    "LowRankMKLClassifierCV": lambda: LowRankMKLClassifierCV(
+        _kernels(), rank=5, Cs=(0.1, 10.0), random_state=0
     ),
 }
 

@@ -195,6 +195,8 @@ LRKL = {
         "LowRankRidgeClassifierCV(centres='leverage')": lambda: lrkl.LowRankRidgeClassifierCV(
             centres="leverage"
         ),
+        "LowRankMKLClassifier()": lambda: lrkl.LowRankMKLClassifier(random_state=0),
+        "LowRankMKLClassifierCV()": lambda: lrkl.LowRankMKLClassifierCV(random_state=0),
     },
 }
 REFERENCE = {"regression": "Nystroem(1000)+RidgeCV", "classification": "GridSearchCV(SVC)"}
