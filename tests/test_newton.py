@@ -252,16 +252,68 @@ def test_the_classifier_defaults_to_newton_and_refuses_mismatched_solvers():
 
 
 @pytest.mark.parametrize("C", [1e-300, 1e-8, 1e8, 1e300])
-def test_extreme_C_gives_a_finite_model_or_a_clear_error(C):
+def test_extreme_C_gives_a_finite_model_and_a_true_gap(C):
+    """α²/(4C) once underflowed at C = 1e-300 and gave a negative gap, read as certified."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(60, 2))
     y = (X[:, 0] > 0).astype(int)
-    try:
-        model = LowRankMKLClassifier(rank=5, C=C, random_state=0).fit(X, y)
-    except ValueError as error:
-        assert "C" in str(error)
-        return
+    model = LowRankMKLClassifier(rank=5, C=C, random_state=0).fit(X, y)
     assert np.all(np.isfinite(model.decision_function(X)))
+    assert model.duality_gap_ >= 0.0
+
+
+def test_newton_on_float32_features():
+    Vs, y = _svm_data()
+    d = np.array([0.5, 0.3, 0.8])
+    wide = solve_newton_svm(
+        svm_problem(Vs, y, 3.0, loss="squared_hinge", xp=_np_xp()), d, tol=0.0, xp=_np_xp()
+    )
+    narrow_problem = svm_problem(
+        [V.astype(np.float32) for V in Vs],
+        y.astype(np.float32),
+        3.0,
+        loss="squared_hinge",
+        xp=_np_xp(),
+    )
+    narrow = solve_newton_svm(narrow_problem, d.astype(np.float32), tol=0.0, xp=_np_xp())
+    assert narrow.converged and narrow.decision.dtype == np.float32
+    np.testing.assert_allclose(
+        narrow.decision + narrow.intercept,
+        wide.decision + wide.intercept,
+        atol=1e-4 * np.max(np.abs(wide.decision)),
+    )
+
+
+def test_a_state_of_other_features_does_not_lend_its_gram():
+    Vs, y = _svm_data()
+    others, _ = _svm_data(seed=1)
+    d = np.array([0.5, 0.3, 0.8])
+    problem = svm_problem(Vs, y, 3.0, loss="squared_hinge", xp=_np_xp())
+    foreign = solve_newton_svm(
+        svm_problem(others, y, 3.0, loss="squared_hinge", xp=_np_xp()), d, tol=0.0, xp=_np_xp()
+    )
+    cold = solve_newton_svm(problem, d, tol=0.0, xp=_np_xp())
+    warm = solve_newton_svm(problem, d, tol=0.0, state=foreign.state, xp=_np_xp())
+    np.testing.assert_allclose(
+        warm.decision + warm.intercept, cold.decision + cold.intercept, atol=1e-9
+    )
+
+
+def test_the_line_search_edges():
+    r = np.array([-1.0, -2.0, 0.0])
+    s = np.array([1.0, 0.5, 0.0])  # every term inactive along the step
+    assert line_minimum(-2.0, 4.0, r, s, 1.0, xp=_np_xp()) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="unbounded below"):
+        line_minimum(-1.0, 0.0, r, s, 1.0, xp=_np_xp())
+
+
+def test_the_classifier_keeps_no_training_factors():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = (X[:, 0] > 0).astype(int)
+    model = LowRankMKLClassifier(rank=10, random_state=0).fit(X, y)
+    assert all(factor.G is None for factor in model.features_.factors_)
+    assert model.features_.transform(X).shape == (80, 70)
 
 
 def test_probabilities_by_calibrated_cross_validation():
@@ -368,8 +420,9 @@ def test_the_weighted_hinge_intercept_minimises_the_weighted_loss(rng):
     b = float(best_intercept(decision, y, costs, "hinge", xp=_np_xp()))
     grid = np.linspace(-4, 4, 80001)
     assert loss(b) <= min(loss(g) for g in grid) + 1e-9
-    unit = best_intercept(decision, y, np.ones(n), "hinge", xp=_np_xp())
-    assert float(unit) == float(best_intercept(decision, y, 1.0, "hinge", xp=_np_xp()))
+    for c in (1.0, 0.1, 0.3):  # equal costs: the unweighted middle, whatever their rounding
+        equal = best_intercept(decision, y, np.full(n, c), "hinge", xp=_np_xp())
+        assert float(equal) == float(best_intercept(decision, y, c, "hinge", xp=_np_xp()))
 
 
 def test_class_weight_and_sample_weight_in_the_classifier():

@@ -33,7 +33,8 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
     comes from the decision values the solver computed on every row; the ``C`` of the best
     mean accuracy (the smallest among ties) is refitted on all rows. The landmarks then have
     seen the held-out rows' ``X`` (not their labels), as an unsupervised preprocessing fitted
-    on all rows would. ``method="csi"``, whose factors use the labels, is refused.
+    on all rows would; ``class_weight="balanced"`` is likewise computed on all rows, not per
+    fold. ``method="csi"``, whose factors use the labels, is refused.
 
     Parameters
     ----------
@@ -49,7 +50,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
     C_ : float
         The chosen ``C``.
     cv_accuracy_ : array of shape (n_Cs, n_folds)
-        The validation accuracy of each ``C`` (in ``Cs``' order) on each fold.
+        The validation accuracy of each ``C`` (in increasing order) on each fold.
 
     The other attributes are :class:`LowRankMKLClassifier`'s, for the refit at ``C_``.
 
@@ -137,15 +138,14 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         self
         """
         self._validate_params()
-        Cs = check_grid(self.Cs, name="Cs")
+        Cs = tuple(sorted(check_grid(self.Cs, name="Cs")))
         if self.method == "csi":
             msg = (
                 "LowRankMKLClassifierCV takes method in ('nystrom', 'icd'), received "
                 "method='csi', whose factors use the labels of the rows the folds hold out"
             )
             raise ValueError(msg)
-        order = sorted(range(len(Cs)), key=Cs.__getitem__)
-        fit = self._prepare(X, y, sample_weight, C=Cs[order[0]])
+        fit = self._prepare(X, y, sample_weight, C=Cs[0])
         xp = fit.xp
         n = fit.codes.shape[0]
         folds = cv_folds(self.cv, np.zeros((n, 1)), fit.codes, classifier=True)
@@ -156,9 +156,10 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
             if fit.weights is not None:
                 weights = weights * fit.weights
             for problem in fit.problems:
-                check_row_weights(weights, problem.y, name="a fold's training weights", xp=xp)
+                name = f"fold {f}'s training rows (give cv fewer folds)"
+                check_row_weights(weights, problem.y, name=name, xp=xp)
             starts: list[Any] = [(None, None)] * len(fit.problems)
-            for i in order:  # smallest C first, each warm-started from the last
+            for i in range(len(Cs)):  # smallest C first, each warm-started from the last
                 decisions = []
                 for k, problem in enumerate(fit.problems):
                     d, state = starts[k]

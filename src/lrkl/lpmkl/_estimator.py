@@ -57,7 +57,7 @@ class LowRankMKLClassifier(LRKLClassifier):
 
     1. the SVM for fixed ``d``, a linear SVM on the stacked features ``[√d_1 V_1 … √d_m V_m]``,
        warm-started from the previous solve: by default with the squared hinge, by Newton's
-       method in the primal (``solver="newton"``: a few steps whatever ``C``, each one pass
+       method in the primal (``solver="newton"``: steps that do not grow with ``C``, each a pass
        over the rows and a ``Σ R_k``-sized solve); with the paper's hinge
        (``loss="hinge"``), the dual (4) in its split form (6) by generalized forward-backward
        splitting (``solver="gfb"``, Algorithm 2 with Raguet et al.'s update of every auxiliary
@@ -122,7 +122,8 @@ class LowRankMKLClassifier(LRKLClassifier):
         The stopping rule. ``"mkl_gap"`` stops when the relative duality gap of the MKL problem
         (:func:`lrkl.lpmkl.mkl_duality_gap`) is at most ``mkl_tol``: a certificate of how far
         the fit is from the optimum, whatever path the iterates took. Each SVM is solved to a
-        quarter of the last MKL gap (by GFB's own duality gap, checked every 10 iterations), so
+        quarter of the last MKL gap (by GFB's own duality gap, checked every 10 iterations; by
+        Newton's relative decrement, which ``"gap"`` also uses as its ``tol``), so
         early solves, whose weights will move, are cheap. ``"change"`` is the paper's pair of
         rules: each SVM stops when its objective changes by less than ``tol`` in one iteration
         (§5.1), the loop when no weight changes by more than ``weight_tol``. It is cheap but

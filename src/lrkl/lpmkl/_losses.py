@@ -5,7 +5,7 @@
 - ``"squared_hinge"`` (scikit-learn's ``LinearSVC`` default, Keerthi & DeCoste 2005):
   ``C Σ_i max(0, 1 − y_i f(x_i))²``; its dual is (4) without the upper bound on α and with
   ``‖α‖²/(4C)`` added, and at the optimum ``α_i = 2C max(0, 1 − y_i f(x_i))``. The primal is
-  once differentiable, so Newton's method solves it in a few steps whatever ``C``
+  once differentiable, so Newton's method solves it in steps that do not grow with ``C``
   (:mod:`lrkl.lpmkl._newton`).
 
 Both intercepts are the minimisers of the loss over ``b`` for fixed decision values. With sample
@@ -34,6 +34,9 @@ __all__ = [
 ]
 
 LOSSES = ("squared_hinge", "hinge")
+
+#: Rounding margin (units of eps per term) under which a sum of costs counts as zero.
+ROUNDING = 4
 
 #: The losses each SVM solver of :data:`lrkl.lpmkl.SVM_SOLVERS` solves.
 SOLVER_LOSSES = {
@@ -75,9 +78,9 @@ def dual_penalty(alpha: Array, C: float | Array, loss: str, *, xp: ModuleType) -
     if loss == "hinge":
         return xp.zeros((), dtype=alpha.dtype, device=device_of(alpha))
     if isinstance(C, float):
-        return xp.sum(alpha * alpha) / (4.0 * C)
-    positive = C > 0.0
-    return xp.sum(xp.where(positive, alpha * alpha / (4.0 * xp.where(positive, C, 1.0)), 0.0))
+        return xp.sum(alpha / (4.0 * C) * alpha)
+    positive = C > 0.0  # (α/4C)·α: α²/(4C) underflows where C, and α = 2Cξ, are tiny
+    return xp.sum(xp.where(positive, alpha / (4.0 * xp.where(positive, C, 1.0)) * alpha, 0.0))
 
 
 def best_intercept(
@@ -129,8 +132,11 @@ def _weighted_hinge_intercept(decision: Array, y: Array, C: Array, *, xp: Module
     order = xp.argsort(t)
     t = xp.take(t, order)
     slope = xp.cumulative_sum(xp.take(C, order)) - xp.sum(xp.where(y > 0, C, 0.0))
-    k = int(xp.argmax(xp.astype(slope >= 0.0, xp.int32)))  # slope right of t[k] ≥ 0
-    if float(slope[k]) == 0.0 and k + 1 < t.shape[0]:
+    # a slope within the rounding of these sums is zero (equal costs: the unweighted middle)
+    rounding = ROUNDING * t.shape[0] * xp.finfo(C.dtype).eps * float(xp.sum(C))
+    flat = xp.abs(slope) <= rounding
+    k = int(xp.argmax(xp.astype((slope >= 0.0) | flat, xp.int32)))  # slope right of t[k] ≥ 0
+    if bool(flat[k]) and k + 1 < t.shape[0]:
         return 0.5 * (t[k] + t[k + 1])
     return t[k]
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from lrkl._backend import device_of
 from lrkl._checks import check_integer, check_namespace, check_number
-from lrkl._linalg import cho_factor, cho_solve
+from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve
 from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import ROUNDING_FACTOR, loss_term, relative_gap
 from lrkl.lpmkl._losses import _feasible, check_solver_loss, dual_penalty, line_minimum
@@ -64,6 +64,7 @@ class NewtonState(NamedTuple):
     intercept: float
     gram: Array  # shape: (m·R, m·R), float64
     sample_weight: Array | None = None
+    features: Array | None = None  # the problem's V the Gram was formed from
 
 
 def solve_newton_svm(
@@ -80,12 +81,12 @@ def solve_newton_svm(
     the kernel weights ``d`` by Newton's method in the primal.
 
     Stops after a step whose Newton decrement ``−gᵀδ`` (twice the decrease the quadratic model
-    predicts) was at most ``2·tol`` times the objective at its start (or within its rounding),
-    or after a step that leaves the set of margin violators unchanged (then the point is the
-    exact optimum),
-    or after ``max_iter`` steps (then ``converged`` is False). ``alpha`` is
-    ``2C max(0, 1 − y f(x))``, the dual point of the optimum; ``state`` (a previous solution's)
-    warm-starts from its function.
+    of the step's start predicts: a measure of how far that point was, not a bound) was at most
+    ``2·tol`` times the objective there (or within its rounding), or after a step that leaves
+    the set of margin violators unchanged (then the point is the exact optimum), or after
+    ``max_iter`` steps (then ``converged`` is False). ``alpha`` is ``2C max(0, 1 − y f(x))``,
+    the dual point of the optimum; ``state`` (a previous solution's) warm-starts from its
+    function, and reuses its Gram where it is of the same features and sample weights.
 
     ``problem`` has the squared hinge, ``d`` holds one finite weight ≥ 0 per kernel, ``tol`` ≥ 0,
     ``max_iter`` ≥ 1; anything else is refused with a ValueError or TypeError naming it.
@@ -129,6 +130,36 @@ def _gram(V: Array, rows: Array | None, weights: Array | None, *, xp: ModuleType
     return total
 
 
+def _hessian_factor(
+    V: Array,
+    gram: Array,
+    violators: Array,
+    weights: Array | None,
+    root: Array,
+    scale: float,
+    *,
+    xp: ModuleType,
+):
+    """The Cholesky factor of ``I + scale·D^{1/2} Z_SᵀW_SZ_S D^{1/2}``, the Gram of ``S`` formed
+    from its rows or as the full Gram minus its complement's, whichever has fewer rows. The
+    difference carries the full Gram's rounding: where that makes the Hessian indefinite (a
+    very large ``C``), the Gram of ``S`` is formed from its rows after all."""
+    n = V.shape[1]
+    count = int(xp.sum(xp.astype(violators, xp.int64)))
+    identity = xp.eye(gram.shape[0], dtype=xp.float64, device=device_of(V))
+
+    def factor(gram_s: Array):
+        return cho_factor(identity + scale * (root[:, None] * gram_s * root[None, :]), xp=xp)
+
+    rows = xp.nonzero(violators)[0]
+    if 2 * count <= n:
+        return factor(_gram(V, rows, weights, xp=xp))
+    try:
+        return factor(gram - _gram(V, xp.nonzero(~violators)[0], weights, xp=xp))
+    except NotPositiveDefiniteError:
+        return factor(_gram(V, rows, weights, xp=xp))
+
+
 def _products(V: Array, U: Array, *, xp: ModuleType) -> Array:
     """``[V_1 … V_m]ᵀ U`` for a float64 ``U`` of shape (n, k), float64 (m·R, k): one pass."""
     total = xp.zeros((V.shape[0] * V.shape[2], U.shape[1]), dtype=xp.float64, device=device_of(V))
@@ -153,7 +184,7 @@ def _solve_newton_svm(
 ) -> SVMSolution:
     """:func:`solve_newton_svm` on trusted inputs."""
     V = problem.V
-    m, n, R = V.shape
+    m, _, R = V.shape
     dev = device_of(V)
     f64 = xp.float64
     C = problem.C
@@ -166,8 +197,10 @@ def _solve_newton_svm(
     root = xp.reshape(
         xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
     )  # √d per stacked column
-    same_weights = state is not None and state.sample_weight is problem.sample_weight
-    gram = state.gram if same_weights else _gram(V, None, weights, xp=xp)
+    same_problem = (
+        state is not None and state.features is V and state.sample_weight is problem.sample_weight
+    )
+    gram = state.gram if same_problem else _gram(V, None, weights, xp=xp)
     if state is None:
         v = xp.zeros(m * R, dtype=f64, device=dev)
         b = 0.0
@@ -176,7 +209,6 @@ def _solve_newton_svm(
         v = xp.where(root > 0.0, w / xp.where(root > 0.0, root, 1.0), 0.0)
         b = state.intercept
     decision = _times(V, root * v, xp=xp)
-    identity = xp.eye(m * R, dtype=f64, device=dev)
     converged = False
     n_iter = 0
     slack = 1.0 - y * (decision + b)
@@ -191,17 +223,15 @@ def _solve_newton_svm(
         grad_v = v - 2.0 * C * root * products[:, 0]
         border = 2.0 * C * root * products[:, 1]
         grad_b = -2.0 * C * float(xp.sum(weighted(y * xi)))
-        count = int(xp.sum(xp.astype(violators, xp.int64)))
-        if 2 * count <= n:
-            gram_s = _gram(V, xp.nonzero(violators)[0], weights, xp=xp)
-        else:
-            gram_s = gram - _gram(V, xp.nonzero(~violators)[0], weights, xp=xp)
-        hessian = identity + 2.0 * C * (root[:, None] * gram_s * root[None, :])
-        factor = cho_factor(hessian, xp=xp)
+        factor = _hessian_factor(V, gram, violators, weights, root, 2.0 * C, xp=xp)
         p = cho_solve(factor, grad_v, xp=xp)
         q = cho_solve(factor, border, xp=xp)
-        schur = 2.0 * C * float(xp.sum(inside)) - float(xp.sum(border * q))
-        step_b = (float(xp.sum(border * p)) - grad_b) / schur if schur > 0.0 else 0.0
+        corner = 2.0 * C * float(xp.sum(inside))  # the intercept's own curvature
+        schur = corner - float(xp.sum(border * q))
+        if schur > ROUNDING * corner:
+            step_b = (float(xp.sum(border * p)) - grad_b) / schur
+        else:  # the intercept's column is (nearly) in the others' span: a step of b alone
+            step_b = -grad_b / corner if corner > 0.0 else 0.0
         step_v = -(p + q * step_b)
         decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
         step_decision = _times(V, root * step_v, xp=xp)
@@ -218,7 +248,7 @@ def _solve_newton_svm(
         decision = decision + t * step_decision
         slack = 1.0 - y * (decision + b)
         if decrement <= 2.0 * max(tol, ROUNDING) * objective:
-            converged = True  # the step's start was within tol of the optimum, its end closer
+            converged = True  # the model's predicted decrease within tol: the step's end is taken
             break
         if bool(xp.all((slack > 0.0) == violators)):
             converged = True  # S unchanged along the step: it minimised S's quadratic, exactly
@@ -236,7 +266,7 @@ def _solve_newton_svm(
         xp.asarray(b, dtype=dtype, device=dev),
         n_iter,
         converged,
-        NewtonState(w, b, gram, problem.sample_weight),
+        NewtonState(w, b, gram, problem.sample_weight, V),
     )
 
 
