@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from lrkl._backend import to_numpy
+from lrkl._backend import from_host, to_numpy
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_mask
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
@@ -50,7 +50,8 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
     C_ : float
         The chosen ``C``.
     cv_accuracy_ : array of shape (n_Cs, n_folds)
-        The validation accuracy of each ``C`` (in increasing order) on each fold.
+        The validation accuracy of each ``C`` (in increasing order) on each fold, in X's
+        namespace and device.
 
     The other attributes are :class:`LowRankMKLClassifier`'s, for the refit at ``C_``.
 
@@ -181,7 +182,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         self.features_ = fit.feature_map
         self._finish(results, fit)
         self.C_ = best
-        self.cv_accuracy_ = accuracy
+        self.cv_accuracy_ = from_host(accuracy, xp=xp, device=fit.device)  # X's namespace
         return self
 
 
