@@ -675,3 +675,26 @@ def test_each_kernel_its_own_landmarks(n_landmarks):
         assert (q == 0) == (factor.pivots == shared.factors_[0].pivots)
     assert all(f.pivots == shared.factors_[0].pivots for f in shared.factors_)
     np.testing.assert_allclose(own.transform(X), own.fit_transform(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["nystrom", "icd"])
+def test_float32_features_are_the_float64_features_rounded(backend, method):
+    """feature_dtype="float32": the features of float64 rows (fit and transform) are the float64
+    features rounded to float32, bit for bit: the kernel values and the projection are computed
+    from the float64 rows, and only the result is rounded."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3)) + 1e4  # rows that float32 would round: X itself stays float64
+    Xt = rng.normal(size=(7, 3)) + 1e4
+    kernels = [Gaussian(gamma=0.3), Laplacian(gamma=0.5)]
+    params = dict(rank=6, method=method, shared_landmarks=False, random_state=2)
+    wide = lowrank.LowRankFeatures(kernels, **params)
+    narrow = lowrank.LowRankFeatures(kernels, feature_dtype="float32", **params)
+    G = to_numpy(wide.fit_transform(backend.asarray(X)))
+    G32 = narrow.fit_transform(backend.asarray(X))
+    assert G32.dtype == backend.xp.float32
+    np.testing.assert_array_equal(to_numpy(G32), G.astype(np.float32))
+    T32 = narrow.transform(backend.asarray(Xt))
+    assert T32.dtype == backend.xp.float32
+    T = to_numpy(wide.transform(backend.asarray(Xt)))
+    np.testing.assert_array_equal(to_numpy(T32), T.astype(np.float32))
+    assert to_numpy(narrow.factors_[0].landmarks).dtype == np.float64

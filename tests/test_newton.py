@@ -443,3 +443,23 @@ def test_class_weight_and_sample_weight_in_the_classifier():
     np.testing.assert_allclose(doubled.decision_function(X), half_c.decision_function(X), atol=1e-8)
     with pytest.raises(ValueError, match="sample_weight must give each class a positive total"):
         LowRankMKLClassifier(**params).fit(X, y, sample_weight=(y == 0) * 1.0)
+
+
+def test_float32_features_of_float64_rows_in_the_classifier():
+    """feature_dtype="float32" on float64 X: the model of float32 features (coef_ float32),
+    decision values in X's dtype and within float32's rounding of the float64 fit's; float64 X
+    not rounded first (a fit on X rounded to float32 answers differently at an offset)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] > 0).astype(int)
+    Xt = rng.normal(size=(100, 3))
+    params = dict(rank=20, C=10.0, random_state=0)
+    wide = LowRankMKLClassifier(**params).fit(X, y)
+    narrow = LowRankMKLClassifier(feature_dtype="float32", **params).fit(X, y)
+    assert narrow.coef_.dtype == np.float32 and narrow.intercept_.dtype == np.float32
+    decision = narrow.decision_function(Xt)
+    assert decision.dtype == np.float64
+    reference = wide.decision_function(Xt)
+    np.testing.assert_allclose(decision, reference, atol=1e-3 * np.ptp(reference))
+    assert narrow.features_.transform(Xt).dtype == np.float32
+    assert np.mean(narrow.predict(Xt) == wide.predict(Xt)) >= 0.98

@@ -96,19 +96,22 @@ class LowRankFactor(NamedTuple):
             raise ValueError(msg)
         return self._transform(X, xp=xp)
 
-    def _transform(self, X: Array, /, *, xp: ModuleType) -> Array:
-        """:meth:`transform` of a validated ``X`` (in the landmarks' dtype and namespace)."""
+    def _transform(self, X: Array, /, *, xp: ModuleType, dtype: Any = None) -> Array:
+        """:meth:`transform` of a validated ``X`` (in the landmarks' dtype and namespace), the
+        features in ``dtype`` (``None``: X's), each row block rounded to it as it is made."""
+        dtype = X.dtype if dtype is None else dtype
         if self.L is not None:
-            return _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
+            G = _cholesky_features(self.kernel, self.landmarks, self.L, X, xp=xp)
+            return _as_dtype(G, dtype, xp=xp)
         S_wide = _as_dtype(self.landmarks, self.projection.dtype, xp=xp)
         m, r = self.projection.shape
 
         def features(rows: Array) -> Array:
             G_rows = projected_rows(self.kernel, rows, S_wide, self.projection, xp=xp)
-            return _as_dtype(G_rows, X.dtype, xp=xp)
+            return _as_dtype(G_rows, dtype, xp=xp)
 
         run = executor_for(X, xp=xp, row_work=m + 2 * r)
-        return run.map(features, X, tail=(r,), dtype=X.dtype)
+        return run.map(features, X, tail=(r,), dtype=dtype)
 
 
 def projected_rows(

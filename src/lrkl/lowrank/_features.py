@@ -101,6 +101,12 @@ class LowRankFeatures(LRKLTransformer):
         and rank 100 on 10⁵ rows they gave :class:`lrkl.LowRankMKLClassifier` 0.871 test
         accuracy where shared ones gave 0.815 (:ref:`performance-lpmkl-landmarks`), at the same
         cost.
+    feature_dtype : {None, "float32"}, default=None
+        The dtype the features are stored and returned in: ``None``, X's; ``"float32"``, float32
+        whatever X's (half the memory of float64 features). Each row block's kernel values and
+        their product with the Nyström projection are computed in float64 and only the result
+        rounded, so the features are float64's rounded to float32 (ICD and CSI: the factor is
+        rounded once it is complete).
     random_state : int, RandomState or None, default=None
         Nyström: seed of the landmarks.
 
@@ -136,6 +142,7 @@ class LowRankFeatures(LRKLTransformer):
         "gain_tol": [Interval(numbers.Real, 0, None, closed="left")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],
         "shared_landmarks": ["boolean"],
+        "feature_dtype": [StrOptions({"float32"}), None],
         "random_state": ["random_state"],
     }
 
@@ -151,6 +158,7 @@ class LowRankFeatures(LRKLTransformer):
         gain_tol: float = 0.0,
         tol: float = 1e-10,
         shared_landmarks: bool = True,
+        feature_dtype: str | None = None,
         random_state: Any = None,
     ) -> None:
         self.kernels = kernels
@@ -162,6 +170,7 @@ class LowRankFeatures(LRKLTransformer):
         self.gain_tol = gain_tol
         self.tol = tol
         self.shared_landmarks = shared_landmarks
+        self.feature_dtype = feature_dtype
         self.random_state = random_state
 
     def fit(self, X: Array, y: Array | None = None) -> LowRankFeatures:
@@ -274,6 +283,10 @@ class LowRankFeatures(LRKLTransformer):
         for q, factor in enumerate(factors):
             if factor.rank == 0 and self.tol > 0 and self.method != "nystrom":
                 factors[q] = self._factor(kernels[q], X, y, 1, landmarks, 0.0, lookahead, xp=xp)
+        dtype = self._dtype_of_features(X, xp=xp)
+        for q, factor in enumerate(factors):  # Nyström's are made in it already
+            if factor.G is not None and factor.G.dtype != dtype:
+                factors[q] = factor._replace(G=xp.astype(factor.G, dtype))
         self.factors_ = factors
         self.rank_ = tuple(f.rank for f in self.factors_)
         self.n_components_ = sum(self.rank_)
@@ -299,9 +312,14 @@ class LowRankFeatures(LRKLTransformer):
             centering = True  # csi's default: the estimators fit an intercept
             options = (float(self.kappa), lookahead, centering, tol, float(self.gain_tol))
             return _csi(kernel, X, y, r, *options, xp=xp)
+        dtype = self._dtype_of_features(X, xp=xp)
         if self.n_landmarks is None:
-            return _nystrom(kernel, X, order[:r], None, xp=xp)
-        return _nystrom(kernel, X, order, r, xp=xp)  # n_landmarks (clipped in _fit) landmarks
+            return _nystrom(kernel, X, order[:r], None, xp=xp, dtype=dtype)
+        return _nystrom(kernel, X, order, r, xp=xp, dtype=dtype)  # n_landmarks (clipped) rows
+
+    def _dtype_of_features(self, X: Array, *, xp: ModuleType) -> Any:
+        """The dtype the features of ``X`` are stored in (``feature_dtype``)."""
+        return X.dtype if self.feature_dtype is None else xp.float32
 
     def _keep_model_in(self, dtype: Any, *, xp: ModuleType) -> None:
         """The fitted factors in ``dtype``, the input's, after a fit computed in a wider one
@@ -327,7 +345,8 @@ class LowRankFeatures(LRKLTransformer):
 
     def _transform(self, X: Array, *, xp: ModuleType) -> Array:
         """:meth:`transform` of a validated ``X``."""
-        return xp.concat([f._transform(X, xp=xp) for f in self.factors_], axis=1)
+        dtype = self._dtype_of_features(X, xp=xp)
+        return xp.concat([f._transform(X, xp=xp, dtype=dtype) for f in self.factors_], axis=1)
 
 
 def draws_by_leverage(centres: str, method: str) -> bool:

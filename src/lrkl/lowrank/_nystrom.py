@@ -144,8 +144,17 @@ def _require_psd_landmarks(s: Array, cutoff: Array, *, xp: ModuleType) -> None:
 
 
 def _nystrom(
-    kernel: Kernel, X: Array, chosen: list[int], rank: int | None, *, xp: ModuleType
+    kernel: Kernel,
+    X: Array,
+    chosen: list[int],
+    rank: int | None,
+    *,
+    xp: ModuleType,
+    dtype: Any = None,
 ) -> LowRankFactor:
+    """:func:`nystrom` on trusted inputs, on the rows ``chosen``; the factor ``G`` in ``dtype``
+    (``None``: X's), each row block rounded to it as it is made."""
+    dtype = X.dtype if dtype is None else dtype
     run = executor_for(X, xp=xp)
     S = run.take(X, chosen)  # the landmarks, in memory
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
@@ -187,10 +196,10 @@ def _nystrom(
         G_rows = projected_rows(kernel, rows, S_wide, projection, xp=xp)
         diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked at the door
         residual = diagonal - sum_each_row(G_rows * G_rows, xp=xp)
-        return _as_dtype(G_rows, X.dtype, xp=xp), residual
+        return _as_dtype(G_rows, dtype, xp=xp), residual
 
     run = executor_for(X, xp=xp, row_work=m + 3 * r)  # the kernel block, G in two dtypes
-    G, diagonal = run.map_many(features, X, ((r,), X.dtype), ((), wide))
+    G, diagonal = run.map_many(features, X, ((r,), dtype), ((), wide))
     return LowRankFactor(
         G=G,
         pivots=tuple(chosen),

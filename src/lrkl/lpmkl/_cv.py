@@ -95,6 +95,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         eta: float = 0.0,
         class_weight: dict | str | None = None,
         shared_landmarks: bool = False,
+        feature_dtype: str | None = None,
         random_state: Any = None,
         callback: Callable[[MKLState], Any] | None = None,
         verbose: int = 0,
@@ -116,6 +117,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         self.eta = eta
         self.class_weight = class_weight
         self.shared_landmarks = shared_landmarks
+        self.feature_dtype = feature_dtype
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose

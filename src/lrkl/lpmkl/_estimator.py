@@ -6,6 +6,8 @@ import numbers
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
+from sklearn.utils.validation import check_is_fitted
+
 from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
 from lrkl._typing import Array
@@ -167,6 +169,14 @@ class LowRankMKLClassifier(LRKLClassifier):
         shared ones gave 0.815 on 10⁵ rows of ten Gaussian widths at rank 100, and were better
         or equal on 20 of 24 fits of four of the paper's sets (worst −0.004, best +0.007):
         :ref:`performance-lpmkl-landmarks`.
+    feature_dtype : {None, "float32"}, default=None
+        The dtype of the stacked features, which hold nearly all of a fit's memory
+        (``n × Σ R_k`` entries: 7.5 GiB in float64 at 10⁶ rows and ten kernels of rank 100):
+        ``None``, X's; ``"float32"``, float32 whatever X's, half of float64's. The kernel values
+        and the Nyström projection are computed in float64 and only the features rounded; the
+        SVM then runs on float32 features with its Gram, Newton system and intercept
+        accumulated in float64 (:ref:`lpmkl-memory`). ``coef_`` and ``intercept_`` are then
+        float32; the decision values are returned in X's dtype.
     random_state : int, RandomState or None, default=None
         Seed of the Nyström landmarks.
     callback : callable, default=None
@@ -223,6 +233,7 @@ class LowRankMKLClassifier(LRKLClassifier):
                 "n_landmarks",
                 "method",
                 "shared_landmarks",
+                "feature_dtype",
                 "random_state",
             )
         },
@@ -263,6 +274,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         eta: float = 0.0,
         class_weight: dict | str | None = None,
         shared_landmarks: bool = False,
+        feature_dtype: str | None = None,
         random_state: Any = None,
         callback: Callable[[MKLState], Any] | None = None,
         verbose: int = 0,
@@ -285,6 +297,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         self.eta = eta
         self.class_weight = class_weight
         self.shared_landmarks = shared_landmarks
+        self.feature_dtype = feature_dtype
         self.random_state = random_state
         self.callback = callback
         self.verbose = verbose
@@ -322,19 +335,23 @@ class LowRankMKLClassifier(LRKLClassifier):
             self.class_weight, sample_weight, X, classes, codes, owner=self
         )
         dev = device_of(X)
-        targets = self._sign_targets(codes, classes.shape[0])
-        signs = [
-            from_host(targets[:, j], xp=xp, device=dev, dtype=X.dtype)
-            for j in range(targets.shape[1])
-        ]
         feature_map = LowRankFeatures(
             self.kernels,
             self.rank,
             self.method,
             n_landmarks=self.n_landmarks,
             shared_landmarks=self.shared_landmarks,
+            feature_dtype=self.feature_dtype,
             random_state=self.random_state,
         )
+        dtype = feature_map._dtype_of_features(X, xp=xp)  # the SVM problem's
+        if weights is not None and weights.dtype != dtype:
+            weights = xp.astype(weights, dtype)
+        targets = self._sign_targets(codes, classes.shape[0])
+        signs = [
+            from_host(targets[:, j], xp=xp, device=dev, dtype=dtype)
+            for j in range(targets.shape[1])
+        ]
         if weights is not None:
             for y_signs in signs:
                 check_row_weights(weights, y_signs, name="sample_weight", xp=xp)
@@ -405,8 +422,12 @@ class LowRankMKLClassifier(LRKLClassifier):
 
     def _decision(self, X: Array, method: str) -> Array:
         """``Σ_k V_k(x) coef_k + intercept_``: the signed distance to the margin."""
-        xp, X = check_predict_X(self, X, like="coef_", method=method)
+        check_is_fitted(self)
+        landmarks = self.features_.factors_[0].landmarks  # X's dtype (coef_: the features')
+        xp, X = check_predict_X(self, X, like=landmarks, method=method)
         features = self.features_._transform(X, xp=xp)
         if self.coef_.ndim == 1:
-            return features @ self.coef_ + self.intercept_
-        return features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]
+            decision = features @ self.coef_ + self.intercept_
+        else:
+            decision = features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]
+        return decision if decision.dtype == X.dtype else xp.astype(decision, X.dtype)
