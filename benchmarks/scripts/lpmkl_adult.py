@@ -1,12 +1,12 @@
 """LowRankMKLClassifier on adult (LIBSVM a9a, its own split: 32 561 training rows, 16 281 test
 rows, 123 binary features) against scikit-learn's ``SVC(kernel="rbf")`` with a tuned γ and C.
 
-Every model is a ``make_pipeline(StandardScaler(), model)`` fitted on the training file, scored
-on the test file, on one BLAS thread. SVC's γ and C are tuned by ``GridSearchCV`` (3 stratified
-folds; γ = f/(d·Var X), f ∈ {1/256, 1/64, 1/16, 1/4, 1, 4}, as ``gamma="scale"`` times f;
-C ∈ {0.1, 1, 10, 100, 1000}) on ``--tune-rows`` training rows drawn uniformly (the grid on all
-32 561 rows would take hours of libsvm), then SVC is refitted on all training rows at the chosen
-pair; the time of the search and of the refit are reported apart. The exact ℓp-MKL does not fit here: one 32 561²
+Every model is a ``make_pipeline(StandardScaler(), model)`` fitted on the training file, scored on
+the test file, on one BLAS thread. SVC's γ and C are tuned by ``GridSearchCV`` (3 stratified folds;
+γ = f/(d·Var X), f ∈ {1/256, 1/64, 1/16, 1/4, 1, 4}, as ``gamma="scale"`` times f; C ∈ {0.1, 1, 10,
+100, 1000}) on ``--tune-rows`` training rows drawn uniformly (the grid on all 32 561 rows would
+take hours of libsvm), then SVC is refitted on all training rows at the chosen pair; the time of
+the search and of the refit are reported apart. The exact ℓp-MKL does not fit here: one 32 561²
 float64 kernel is 8.5 GB, the ten of the MKL 85 GB (at 8 001 rows of adult it is compared in
 ``lpmkl_targets.py exact``).
 
