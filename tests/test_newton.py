@@ -5,12 +5,14 @@ minimiser for the exact line search and the intercept."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar
 from sklearn.svm import SVC
 
-from lrkl import LowRankMKLClassifier
+from lrkl import LowRankMKLClassifier, LowRankMKLClassifierCV
 from lrkl._backend import to_numpy
 from lrkl.kernels import Gaussian
 from lrkl.lpmkl import (
@@ -463,3 +465,34 @@ def test_float32_features_of_float64_rows_in_the_classifier():
     np.testing.assert_allclose(decision, reference, atol=1e-3 * np.ptp(reference))
     assert narrow.features_.transform(Xt).dtype == np.float32
     assert np.mean(narrow.predict(Xt) == wide.predict(Xt)) >= 0.98
+
+
+def test_one_vs_rest_forms_one_gram_and_solves_each_class_as_alone(monkeypatch):
+    """The one-vs-rest problems share the features and weights: Newton's Gram VᵀWV is formed
+    once per fit (and once per fold of the CV), and each class's model is the binary fit of
+    that class against the rest."""
+    from lrkl.lpmkl import _newton
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 2))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2, [-0.3, 0.6])
+    formed = []
+    gram = _newton._gram
+
+    def counted(V, rows, weights, *, xp):
+        formed.append(rows is None)
+        return gram(V, rows, weights, xp=xp)
+
+    monkeypatch.setattr(_newton, "_gram", counted)
+    params = dict(rank=10, C=10.0, random_state=0)
+    model = LowRankMKLClassifier(**params).fit(X, y)
+    assert sum(formed) == 1
+    for k in range(3):
+        alone = LowRankMKLClassifier(**params).fit(X, y == k)
+        np.testing.assert_allclose(model.coef_[k], alone.coef_, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(model.kernel_weights_[k], alone.kernel_weights_, rtol=1e-9)
+    formed.clear()
+    with warnings.catch_warnings():  # (a C at the grid's edge: not the subject here)
+        warnings.simplefilter("ignore", UserWarning)
+        LowRankMKLClassifierCV(Cs=(1.0, 10.0), cv=2, rank=10, random_state=0).fit(X, y)
+    assert sum(formed) == 2 + 1  # one per fold, one for the refit

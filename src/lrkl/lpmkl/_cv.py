@@ -14,6 +14,7 @@ from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lpmkl._estimator import LowRankMKLClassifier
 from lrkl.lpmkl._mkl import MKLState
+from lrkl.lpmkl._newton import gram_only
 from lrkl.lpmkl._problem import check_row_weights
 
 __all__ = ["LowRankMKLClassifierCV"]
@@ -166,6 +167,8 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 decisions = []
                 for k, problem in enumerate(fit.problems):
                     d, state = starts[k]
+                    if i == 0 and k > 0:  # one Gram per fold (same rows and weights)
+                        state = gram_only(starts[0][1])
                     fold_problem = problem._replace(C=Cs[i], sample_weight=weights)
                     result = self._solve(fold_problem, fit, weights=d, state=state)
                     starts[k] = (result.weights, result.solution.state)
@@ -180,7 +183,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
             advice="pass Cs",
         )
         fit = fit._replace(problems=[problem._replace(C=best) for problem in fit.problems])
-        results = [self._solve(problem, fit) for problem in fit.problems]
+        results = self._solve_each(fit)
         self.features_ = fit.feature_map
         self._finish(results, fit)
         self.C_ = best

@@ -31,6 +31,7 @@ from lrkl.lpmkl._mkl import (
     _solve_lp_mkl,
     check_solver,
 )
+from lrkl.lpmkl._newton import gram_only
 from lrkl.lpmkl._problem import _svm_problem, check_row_weights
 
 __all__ = ["LowRankMKLClassifier"]
@@ -321,7 +322,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         """
         self._validate_params()
         fit = self._prepare(X, y, sample_weight, C=float(self.C))
-        results = [self._solve(problem, fit) for problem in fit.problems]
+        results = self._solve_each(fit)
         self.features_ = fit.feature_map
         self._finish(results, fit)
         return self
@@ -364,6 +365,14 @@ class LowRankMKLClassifier(LRKLClassifier):
         del features
         problems = [shared._replace(y=y_signs) for y_signs in signs]
         return _Fit(xp, dev, classes, codes, weights, feature_map, problems, solver)
+
+    def _solve_each(self, fit: _Fit) -> list[MKLResult]:
+        """The MKL of each binary problem; they share the features and the sample weights, so
+        each after the first borrows the first one's Newton Gram (:func:`gram_only`)."""
+        results = [self._solve(fit.problems[0], fit)]
+        lent = gram_only(results[0].solution.state)
+        results += [self._solve(problem, fit, state=lent) for problem in fit.problems[1:]]
+        return results
 
     def _solve(
         self, problem: Any, fit: _Fit, *, weights: Any = None, state: Any = None

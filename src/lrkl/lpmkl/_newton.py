@@ -67,6 +67,16 @@ class NewtonState(NamedTuple):
     features: Array | None = None  # the problem's V the Gram was formed from
 
 
+def gram_only(state: object) -> NewtonState | None:
+    """A cold start that lends ``state``'s Gram to another problem on the same features and
+    sample weights (the other classes of one-vs-rest, whose problems differ in ``y`` only): its
+    iterates are a cold start's, without forming the Gram again. None unless ``state`` is
+    Newton's."""
+    if not isinstance(state, NewtonState):
+        return None
+    return state._replace(w=0.0 * state.w, intercept=0.0)
+
+
 def solve_newton_svm(
     problem: SVMProblem,
     d: Array,
