@@ -106,7 +106,7 @@ COMMANDS: list[tuple[str, str, bool]] = [
     (
         "lpmkl_targets_exact",
         f"python {SCRIPTS}/lpmkl_targets.py exact --datasets magic --sizes 11430 --seeds 0 "
-        "--kernels 20 --ranks 100 --C 10 1000 --rst",
+        "--kernels 20 --ranks 100 --C 10 1000 --fits newton newton_hinge --rst",
         False,
     ),
     (

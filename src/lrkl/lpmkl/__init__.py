@@ -1,6 +1,6 @@
 """ℓp-norm multiple kernel learning with low-rank kernels (Rakotomamonjy & Chanda): the SVM
-over ``Σ_k d_k V_k V_kᵀ`` by Newton's method (squared hinge) or generalized forward-backward
-splitting (hinge), the ℓp weight update, and
+over ``Σ_k d_k V_k V_kᵀ`` by Newton's method (squared hinge, or the hinge smoothed) or
+generalized forward-backward splitting (the paper's, hinge), the ℓp weight update, and
 :class:`LowRankMKLClassifier`."""
 
 from lrkl._base import old_module_names

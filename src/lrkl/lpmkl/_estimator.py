@@ -59,12 +59,13 @@ class LowRankMKLClassifier(LRKLClassifier):
     its own unless ``shared_landmarks``), and the fit alternates (Algorithm 1):
 
     1. the SVM for fixed ``d``, a linear SVM on the stacked features ``[√d_1 V_1 … √d_m V_m]``,
-       warm-started from the previous solve: by default with the squared hinge, by Newton's
-       method in the primal (``solver="newton"``: steps that do not grow with ``C``, each a pass
-       over the rows and a ``Σ R_k``-sized solve); with the paper's hinge
-       (``loss="hinge"``), the dual (4) in its split form (6) by generalized forward-backward
-       splitting (``solver="gfb"``, Algorithm 2 with Raguet et al.'s update of every auxiliary
-       variable), whose iterations grow with ``C``;
+       warm-started from the previous solve, by Newton's method in the primal
+       (``solver="newton"``, each step a pass over the rows and a ``Σ R_k``-sized solve): by
+       default with the squared hinge, in steps that do not grow with ``C``; with the paper's
+       hinge (``loss="hinge"``) through a smoothing continuation, in steps that grow mildly
+       with it. The paper's solver, the dual (4) in its split form (6) by generalized
+       forward-backward splitting (``solver="gfb"``, Algorithm 2 with Raguet et al.'s update of
+       every auxiliary variable), takes iterations that grow with ``C``;
     2. the closed-form ℓp weight update, eq. (3) with ``‖f_k‖² = d_k² αᵀYK_kYα`` (the paper's
        eq. (5) misses a factor ``d_k``: :ref:`lpmkl-erratum`);
 
@@ -100,16 +101,17 @@ class LowRankMKLClassifier(LRKLClassifier):
         default because its primal is differentiable, so Newton's method solves each SVM in a
         few steps whatever ``C`` (at n = 8 000, ten kernels of rank 100: flat in C where GFB's
         iterations grow with it, :ref:`lpmkl-newton`); its accuracy was within a point of the
-        hinge's on the panel measured there. Each solver solves one loss
-        (``solver`` below).
+        hinge's on the panel measured there. The hinge takes more Newton steps (a smoothing
+        continuation). Newton's method solves both; the other solvers the hinge only.
     method : {"nystrom", "icd", "csi"}, default="nystrom"
         The low-rank approximation (:class:`lrkl.lowrank.LowRankFeatures`); CSI uses the ±1
         labels (the first class's for more than two).
     solver : {"auto", "newton", "gfb", "gfb_naive", "interior_point", "liblinear"}, \
             default="auto"
-        The SVM solver; ``"auto"`` is ``"newton"`` for the squared hinge, ``"gfb"`` for the
-        hinge. ``"newton"`` (squared hinge only): Newton's method in the primal
-        (:func:`lrkl.lpmkl.solve_newton_svm`), exact in finitely many steps. For the hinge: GFB
+        The SVM solver; ``"auto"`` is ``"newton"`` (``"gfb"`` for the hinge with an ``eta``).
+        ``"newton"``: Newton's method in the primal (:func:`lrkl.lpmkl.solve_newton_svm`),
+        exact in finitely many steps for the squared hinge, the hinge by smoothings that shrink
+        until its duality gap is within the tolerance. For the hinge only: GFB
         on the paper's ``m + 2`` constraint sets; GFB on one affine set of
         all ``R·m + 1`` equalities (its ``(R·m + 1)²`` system factorised per weight update, for
         comparison); Clarabel's interior-point method on (6) (``pip install "clarabel>=0.11"``); or
@@ -119,8 +121,8 @@ class LowRankMKLClassifier(LRKLClassifier):
         The SVM's stopping tolerance under ``stop="change"`` (its objective's relative change
         in one iteration) and ``stop="gap"`` (its relative duality gap); the interior-point and
         liblinear solvers take it as their own tolerance, Newton's method as its relative
-        decrement. Under ``stop="mkl_gap"`` each SVM's tolerance follows the MKL gap instead
-        (liblinear's excepted).
+        decrement (squared hinge) or duality gap (hinge). Under ``stop="mkl_gap"`` each SVM's
+        tolerance follows the MKL gap instead (liblinear's excepted).
     stop : {"mkl_gap", "gap", "change"}, default="mkl_gap"
         The stopping rule. ``"mkl_gap"`` stops when the relative duality gap of the MKL problem
         (:func:`lrkl.lpmkl.mkl_duality_gap`) is at most ``mkl_tol``: a certificate of how far
@@ -158,8 +160,9 @@ class LowRankMKLClassifier(LRKLClassifier):
         as a squared hinge with ``C = 1/η`` would: the kernel part of the decision function
         shrinks as ``1/η`` while the bias tends to the class balance, so a large η (here, past
         about 10 on a few hundred rows) predicts the majority class, as ``SVC`` does at a tiny
-        ``C``. Keep it small against the kernel's scale. Hinge only: the squared hinge's dual
-        already holds such a term, ``‖α‖²/(4C)``.
+        ``C``. Keep it small against the kernel's scale. Hinge and the GFB-family solvers only
+        (``solver="auto"`` then takes GFB): the squared hinge's dual already holds such a term,
+        ``‖α‖²/(4C)``.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes' rows in the loss (scikit-learn's meaning; "balanced" weighs
         class ``c`` by ``n_samples / (n_classes · n_c)``), multiplied into ``sample_weight``;
@@ -207,8 +210,8 @@ class LowRankMKLClassifier(LRKLClassifier):
         The relative duality gap ``(P − D)/|P|`` of the last SVM (4), for the weights found
         (the largest over the classes; NaN for ``liblinear``, which gives no dual point): how
         far that SVM's objective may be from its optimum. GFB's relative-change rule does not
-        bound it (at C = 1000 it can exceed 0.5): read it before trusting a fit. For the
-        squared hinge it is measured between the solution's primal point and its ``α = 2Cξ``.
+        bound it (at C = 1000 it can exceed 0.5): read it before trusting a fit. For Newton's
+        solutions it is measured between the solution's primal point and its ``α``.
     n_features_in_ : int
 
     Examples

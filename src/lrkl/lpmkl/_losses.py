@@ -8,6 +8,11 @@
   once differentiable, so Newton's method solves it in steps that do not grow with ``C``
   (:mod:`lrkl.lpmkl._newton`).
 
+Newton's method sees a loss of the slack ``ξ = 1 − y f`` as a :class:`Piecewise` quadratic:
+the squared hinge (:data:`SQUARED_HINGE`), or the hinge smoothed over ``|ξ| ≤ h``
+(:func:`smoothed_hinge`, Chapelle 2007's Huber loss), which it follows to the hinge as ``h``
+shrinks.
+
 Both intercepts are the minimisers of the loss over ``b`` for fixed decision values. With sample
 weights ``w`` each row has its own cost ``C w_i`` in place of ``C`` (:meth:`SVMProblem.costs
 <lrkl.lpmkl.SVMProblem.costs>`): every function here takes ``C`` as a number or as those
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import math
 from types import ModuleType
+from typing import NamedTuple
 
 from lrkl._backend import device_of
 from lrkl._typing import Array
@@ -25,12 +31,15 @@ from lrkl._typing import Array
 __all__ = [
     "LOSSES",
     "SOLVER_LOSSES",
+    "SQUARED_HINGE",
+    "Piecewise",
     "alpha_bound",
     "best_intercept",
     "check_solver_loss",
     "cost_sum",
     "dual_penalty",
     "line_minimum",
+    "smoothed_hinge",
 ]
 
 LOSSES = ("squared_hinge", "hinge")
@@ -40,12 +49,79 @@ ROUNDING = 4
 
 #: The losses each SVM solver of :data:`lrkl.lpmkl.SVM_SOLVERS` solves.
 SOLVER_LOSSES = {
-    "newton": ("squared_hinge",),
+    "newton": ("squared_hinge", "hinge"),
     "gfb": ("hinge",),
     "gfb_naive": ("hinge",),
     "interior_point": ("hinge",),
     "liblinear": ("hinge",),
 }
+
+
+class Piecewise(NamedTuple):
+    """A convex loss ``L(ξ)`` of the slack, 0 for ``ξ`` below its first knot, whose derivative
+    is ``slopes[k] + curvatures[k]·ξ`` on segment ``k`` (between ``knots[k−1]`` and
+    ``knots[k]``, the first and last unbounded) and continuous; one segment at most is curved
+    (the Hessian's rows, all of the same curvature)."""
+
+    knots: tuple[float, ...]
+    slopes: tuple[float, ...]  # one per segment: len(knots) + 1
+    curvatures: tuple[float, ...]
+
+    def segment(self, xi: Array, *, xp: ModuleType) -> Array:
+        """The segment of each slack (a knot belongs to the segment below it)."""
+        index = xp.zeros(xi.shape, dtype=xp.int32, device=device_of(xi))
+        for knot in self.knots:
+            index = index + xp.astype(xi > knot, xp.int32)
+        return index
+
+    def _pick(self, values: tuple[float, ...], segment: Array, *, xp: ModuleType) -> Array:
+        out = xp.zeros(segment.shape, dtype=xp.float64, device=device_of(segment))
+        for k, value in enumerate(values):
+            if value != 0.0:
+                out = xp.where(segment == k, value, out)
+        return out
+
+    def value(self, xi: Array, *, xp: ModuleType) -> Array:
+        """``L(ξ)``: on segment k, ``offset_k + slopes[k] ξ + curvatures[k] ξ²/2`` with the
+        offsets that make it continuous (0 on the first segment)."""
+        offsets, offset = [0.0], 0.0
+        for k, knot in enumerate(self.knots):
+            offset += (self.slopes[k] - self.slopes[k + 1]) * knot
+            offset += (self.curvatures[k] - self.curvatures[k + 1]) * knot * knot / 2.0
+            offsets.append(offset)
+        segment = self.segment(xi, xp=xp)
+        pick = self._pick
+        return (
+            pick(tuple(offsets), segment, xp=xp)
+            + pick(self.slopes, segment, xp=xp) * xi
+            + pick(self.curvatures, segment, xp=xp) * (0.5 * xi * xi)
+        )
+
+    def derivative(self, xi: Array, *, xp: ModuleType) -> Array:
+        """``L'(ξ)``."""
+        segment = self.segment(xi, xp=xp)
+        pick = self._pick
+        return pick(self.slopes, segment, xp=xp) + pick(self.curvatures, segment, xp=xp) * xi
+
+    @property
+    def curvature(self) -> float:
+        """``L''`` on the curved segment."""
+        return max(self.curvatures)
+
+    def curved(self, xi: Array, *, xp: ModuleType) -> Array:
+        """Whether each slack lies on the curved segment (the Hessian's rows)."""
+        k = self.curvatures.index(self.curvature)
+        return self.segment(xi, xp=xp) == k
+
+
+#: ``max(0, ξ)²``.
+SQUARED_HINGE = Piecewise((0.0,), (0.0, 0.0), (0.0, 2.0))
+
+
+def smoothed_hinge(h: float) -> Piecewise:
+    """The hinge ``max(0, ξ)`` smoothed over ``|ξ| ≤ h`` (Chapelle 2007): ``(ξ + h)²/(4h)``
+    there, 0 below, ``ξ`` above; it exceeds the hinge by at most ``h/4``, at ``ξ = 0``."""
+    return Piecewise((-h, h), (0.0, 0.5, 1.0), (0.0, 0.5 / h, 0.0))
 
 
 def check_solver_loss(solver: str, loss: str) -> None:
@@ -142,30 +218,58 @@ def _weighted_hinge_intercept(decision: Array, y: Array, C: Array, *, xp: Module
 
 
 def line_minimum(
-    a: float, c: float, r: Array, s: Array, C: float | Array, *, xp: ModuleType
+    a: float,
+    c: float,
+    r: Array,
+    s: Array,
+    C: float | Array,
+    *,
+    loss: Piecewise = SQUARED_HINGE,
+    xp: ModuleType,
 ) -> float:
     """The exact minimiser over ``t ≥ 0`` of the convex piecewise quadratic
-    ``φ(t) = a t + ½ c t² + Σ_i C_i max(0, r_i − t s_i)²``, for a descent direction
-    (``φ'(0) ≤ 0``; 0 where φ does not decrease).
+    ``φ(t) = a t + ½ c t² + Σ_i C_i L(r_i − t s_i)`` (``L`` the :class:`Piecewise` ``loss``,
+    by default ``max(0, ξ)²``), for a descent direction (``φ'(0) ≤ 0``; 0 where φ does not
+    decrease).
 
-    ``φ'`` is piecewise linear and non-decreasing: term ``i`` is active while
-    ``r_i − t s_i > 0``, so it leaves the sum at ``t = r_i/s_i`` (``s_i > 0 < r_i``) or enters it
-    there (``s_i < 0 > r_i``). One sort of those breakpoints and cumulative sums of the changes
-    of ``φ'``'s two coefficients give ``φ'`` at every breakpoint; the zero lies in the first
-    segment whose end has ``φ' ≥ 0``. ``O(n log n)``, in ``r``'s dtype.
+    ``φ'`` is piecewise linear and non-decreasing: term ``i`` changes segment where
+    ``r_i − t s_i`` crosses a knot ``κ``, at ``t = (r_i − κ)/s_i > 0``, downwards (``s_i > 0``)
+    or upwards. One sort of those breakpoints and cumulative sums of the changes of ``φ'``'s
+    two coefficients give ``φ'`` at every breakpoint; the zero lies in the first segment whose
+    end has ``φ' ≥ 0``. ``O(K n log(K n))`` for K knots, in ``r``'s dtype.
     """
-    active = (r > 0.0) | ((r == 0.0) & (s < 0.0))  # active just after t = 0
-    two_c = 2.0 * C
-    slope0 = a - xp.sum(xp.where(active, two_c * s * r, 0.0))
-    curve0 = c + xp.sum(xp.where(active, two_c * s * s, 0.0))
-    leaving = (s > 0.0) & (r > 0.0)
-    crossing = leaving | ((s < 0.0) & (r < 0.0))
-    tau = xp.where(crossing, r / xp.where(crossing, s, 1.0), math.inf)
-    sign = 1.0 - 2.0 * xp.astype(leaving, r.dtype)  # −1: a leaving term takes its part out
+
+    def coefficients(segment: Array) -> tuple[Array, Array]:
+        """Term i's part of φ' = slope + curve·t on ``segment``: −s C (α + β (r − t s))."""
+        alpha = xp.astype(loss._pick(loss.slopes, segment, xp=xp), r.dtype)
+        beta = xp.astype(loss._pick(loss.curvatures, segment, xp=xp), r.dtype)
+        return -s * C * (alpha + beta * r), s * s * C * beta
+
+    # the segment just after t = 0: a term on a knot moves to the side its direction takes it
+    start = loss.segment(r, xp=xp)
+    for k, knot in enumerate(loss.knots):
+        start = xp.where((r == knot) & (s < 0.0), k + 1, start)
+    slope_part, curve_part = coefficients(start)
+    slope0 = a + xp.sum(slope_part)
+    curve0 = c + xp.sum(curve_part)
+    taus, d_slopes, d_curves = [], [], []
+    for k, knot in enumerate(loss.knots):  # knot k separates segments k and k + 1
+        down = (s > 0.0) & (r > knot)
+        up = (s < 0.0) & (r < knot)
+        crossing = down | up
+        tau = xp.where(crossing, (r - knot) / xp.where(crossing, s, 1.0), math.inf)
+        below = xp.full(r.shape, k, dtype=xp.int32, device=device_of(r))
+        slope_below, curve_below = coefficients(below)
+        slope_above, curve_above = coefficients(below + 1)
+        sign = 1.0 - 2.0 * xp.astype(up, r.dtype)  # down (+1): from above to below
+        taus.append(tau)
+        d_slopes.append(xp.where(crossing, sign * (slope_below - slope_above), 0.0))
+        d_curves.append(xp.where(crossing, sign * (curve_below - curve_above), 0.0))
+    tau = xp.concat(taus)
     order = xp.argsort(tau)
     tau = xp.take(tau, order)
-    d_slope = xp.take(xp.where(crossing, -sign * two_c * s * r, 0.0), order)
-    d_curve = xp.take(xp.where(crossing, sign * two_c * s * s, 0.0), order)
+    d_slope = xp.take(xp.concat(d_slopes), order)
+    d_curve = xp.take(xp.concat(d_curves), order)
     zero = xp.zeros(1, dtype=r.dtype, device=device_of(r))
     slope = slope0 + xp.concat([zero, xp.cumulative_sum(d_slope)])  # φ' = slope + curve·t
     curve = curve0 + xp.concat([zero, xp.cumulative_sum(d_curve)])  # on segment j
@@ -178,9 +282,9 @@ def line_minimum(
     if not bool(rising[j]):  # φ' < 0 for ever: no minimiser (not a well-posed problem)
         msg = "the line search found no minimum: the objective is unbounded below"
         raise ValueError(msg)
-    start, curve_j, slope_j = float(starts[j]), float(curve[j]), float(slope[j])
+    start_j, curve_j, slope_j = float(starts[j]), float(curve[j]), float(slope[j])
     if curve_j <= 0.0:
-        return start  # φ' constant ≥ 0 on the segment: the minimum is at its start
+        return start_j  # φ' constant ≥ 0 on the segment: the minimum is at its start
     t = -slope_j / curve_j
     end = float(ends[j])
-    return min(max(t, start), end)
+    return min(max(t, start_j), end)

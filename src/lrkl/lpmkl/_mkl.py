@@ -26,7 +26,7 @@ from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import loss_term, relative_gap
 from lrkl.lpmkl._gfb import _duality_gap, _solve_gfb_svm
 from lrkl.lpmkl._losses import _feasible, best_intercept, check_solver_loss, dual_penalty
-from lrkl.lpmkl._newton import _primal_gap, _solve_newton_svm
+from lrkl.lpmkl._newton import NewtonState, _primal_gap, _solve_newton_svm
 from lrkl.lpmkl._problem import (
     SVMProblem,
     SVMSolution,
@@ -167,11 +167,11 @@ def _solution_gap(
     problem: SVMProblem, d: Array, solution: SVMSolution, eta: float, *, xp: ModuleType
 ) -> float:
     """The relative duality gap of the SVM (4) for ``d`` at a solver's solution: from its dual
-    point for the hinge (:func:`lrkl.lpmkl.duality_gap`), between its primal and dual points for
-    the squared hinge (Newton's is a primal method); NaN without a dual point (liblinear)."""
+    point (:func:`lrkl.lpmkl.duality_gap`; GFB, the interior point), between its primal and
+    dual points for Newton's (a primal method); NaN without a dual point (liblinear)."""
     if solution.alpha is None:
         return math.nan
-    if problem.loss == "squared_hinge":
+    if isinstance(solution.state, NewtonState):
         return _primal_gap(problem, d, solution, xp=xp)
     return _duality_gap(problem, d, solution.alpha, eta=eta, xp=xp)
 
@@ -208,8 +208,9 @@ STALL_FACTOR = 0.9
 
 #: The solvers of problem (4) for fixed weights, by name: ``solve(problem, d, *, state, tol,
 #: max_iter, eta, xp, stop="change", alpha_scale=1.0) -> SVMSolution``; ``stop`` and
-#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.solve_gfb_svm`); Newton's method (squared hinge,
-#: :func:`lrkl.lpmkl.solve_newton_svm`) takes ``tol`` as its relative Newton decrement; the last
+#: ``alpha_scale`` are GFB's (:func:`lrkl.lpmkl.solve_gfb_svm`); Newton's method (both losses,
+#: :func:`lrkl.lpmkl.solve_newton_svm`) takes ``tol`` as its relative Newton decrement (squared
+#: hinge) or relative duality gap (hinge); the last
 #: two stop by their own criteria and run on NumPy only.
 SVM_SOLVERS: dict[str, Callable[..., SVMSolution]] = {
     "newton": _newton,
@@ -245,24 +246,26 @@ class MKLResult(NamedTuple):
 
 def check_solver(solver: str, loss: str, eta: float) -> str:
     """``solver`` resolved (:func:`_resolved_solver`), if it solves ``loss`` and ``eta`` is 0
-    with the squared hinge; else a ValueError naming them."""
-    solver = _resolved_solver(solver, loss)
+    with the squared hinge and with Newton's method; else a ValueError naming them."""
+    solver = _resolved_solver(solver, loss, eta)
     check_solver_loss(solver, loss)
-    if loss == "squared_hinge" and eta != 0.0:
-        msg = (
-            "eta must be 0 with loss='squared_hinge' (whose dual already holds ‖α‖²/(4C)), "
-            f"received eta={eta!r}"
+    if eta != 0.0 and (loss == "squared_hinge" or solver == "newton"):
+        why = (
+            "with loss='squared_hinge' (whose dual already holds ‖α‖²/(4C))"
+            if loss == "squared_hinge"
+            else "with solver='newton' (η is a term of GFB's dual: use solver='gfb')"
         )
+        msg = f"eta must be 0 {why}, received eta={eta!r}"
         raise ValueError(msg)
     return solver
 
 
-def _resolved_solver(solver: str, loss: str) -> str:
-    """``solver``, with ``"auto"`` resolved: Newton's method for the squared hinge, GFB for the
-    hinge."""
+def _resolved_solver(solver: str, loss: str, eta: float = 0.0) -> str:
+    """``solver``, with ``"auto"`` resolved: Newton's method, except for the hinge with an
+    ``eta`` (Remark 1's term of the dual), which is GFB's."""
     if solver != "auto":
         return solver
-    return "newton" if loss == "squared_hinge" else "gfb"
+    return "gfb" if loss == "hinge" and eta != 0.0 else "newton"
 
 
 #: The largest ``max_outer_iter`` of :func:`solve_lp_mkl` and ``LowRankMKLClassifier``: ``p = 1``
@@ -293,8 +296,8 @@ def solve_lp_mkl(
     (default uniform, ``‖d‖_p = 1``), warm-starting each SVM from the last one's state.
 
     ``solver`` names one of :data:`SVM_SOLVERS` that solves the problem's loss
-    (:data:`lrkl.lpmkl._losses.SOLVER_LOSSES`); ``"auto"`` is Newton's method for the squared
-    hinge and GFB for the hinge.
+    (:data:`lrkl.lpmkl._losses.SOLVER_LOSSES`); ``"auto"`` is Newton's method (GFB for the
+    hinge with an ``eta``).
 
     The stopping rule, ``stop``:
 
@@ -384,7 +387,7 @@ def _solve_lp_mkl(
 ) -> MKLResult:
     """:func:`solve_lp_mkl` on trusted inputs, the first SVM warm-started from ``state`` (a
     previous solution's of the same problem, up to ``C`` and the labels' weights' cost)."""
-    solver = _resolved_solver(solver, problem.loss)
+    solver = _resolved_solver(solver, problem.loss, eta)
     m = problem.V.shape[0]
     dtype = problem.V.dtype
     if weights is None:

@@ -1,5 +1,5 @@
-"""The SVM of problem (4) with the squared hinge, by Newton's method in the primal (Keerthi &
-DeCoste 2005; Chapelle 2007).
+"""The SVM of problem (4) by Newton's method in the primal: the squared hinge (Keerthi & DeCoste
+2005; Chapelle 2007) and the hinge through a smoothing continuation (Chapelle 2007).
 
 For kernel weights ``d`` the SVM is linear on the stacked features
 ``Z = [√d_1 V_1 … √d_m V_m]`` (n × Σ R_k)::
@@ -22,20 +22,38 @@ fewer rows, in blocks of rows — ``O(min(|S|, n − |S|)·(Σ R_k)²)``, the st
 in float64 whatever the features' dtype, as are the system and its solve. A warm start keeps the
 previous solution's function (``w``), so the margins, and ``S``, start where the last weights
 left them.
+
+The hinge is not differentiable at the margin. It is smoothed over ``|ξ| ≤ h`` to
+``(ξ + h)²/(4h)`` (:func:`lrkl.lpmkl._losses.smoothed_hinge`), whose Hessian is
+``I + (C/2h) Z_QᵀW_QZ_Q`` over the rows ``Q`` in that band: the same steps, with ``Q`` for
+``S``, three segments instead of two in the line search, and an exact optimum when no slack
+changes segment. ``h`` starts at :data:`FIRST_SMOOTHING` and shrinks tenfold, each level
+warm-started from the last, until the hinge's own duality gap at the point found (with
+``α = C w L_h'(ξ)``, which lies in the hinge's box) is within ``tol``; the intercept is then the
+hinge's best for the decision values. A warm start resumes at the last ``h``.
 """
 
 from __future__ import annotations
 
 import math
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lrkl._backend import device_of
 from lrkl._checks import check_integer, check_namespace, check_number
 from lrkl._linalg import NotPositiveDefiniteError, cho_factor, cho_solve
 from lrkl._typing import Array
 from lrkl.lpmkl._gap_rounding import ROUNDING_FACTOR, loss_term, relative_gap
-from lrkl.lpmkl._losses import _feasible, check_solver_loss, dual_penalty, line_minimum
+from lrkl.lpmkl._losses import (
+    SQUARED_HINGE,
+    Piecewise,
+    _feasible,
+    best_intercept,
+    check_solver_loss,
+    dual_penalty,
+    line_minimum,
+    smoothed_hinge,
+)
 from lrkl.lpmkl._problem import (
     SVMProblem,
     SVMSolution,
@@ -54,6 +72,12 @@ BLOCK_ENTRIES = 1 << 22
 #: and ``tol=0`` stops there instead of at ``max_iter``, whatever the BLAS kernel.
 ROUNDING = ROUNDING_FACTOR * 2.0**-52
 
+#: The hinge's first smoothing width h (of the slack, whose scale is the margin's 1), and the
+#: factor that takes it to the next (the continuation of Chapelle 2007); the hinge's gap at
+#: the smoothed optimum is about proportional to h.
+FIRST_SMOOTHING = 0.5
+SMOOTHING_FACTOR = 0.1
+
 
 class NewtonState(NamedTuple):
     """What a warm start keeps: the last function's weights and intercept, and the Gram
@@ -65,6 +89,7 @@ class NewtonState(NamedTuple):
     gram: Array  # shape: (m·R, m·R), float64
     sample_weight: Array | None = None
     features: Array | None = None  # the problem's V the Gram was formed from
+    smoothing: float | None = None  # the hinge's last smoothing h (None: the squared hinge)
 
 
 def gram_only(state: object) -> NewtonState | None:
@@ -87,19 +112,22 @@ def solve_newton_svm(
     state: NewtonState | None = None,
     xp: ModuleType,
 ) -> SVMSolution:
-    """Solve problem (4) with the squared hinge (``svm_problem(..., loss="squared_hinge")``) for
-    the kernel weights ``d`` by Newton's method in the primal.
+    """Solve problem (4) for the kernel weights ``d`` by Newton's method in the primal, with
+    the problem's loss: the squared hinge, or the hinge through a smoothing continuation.
 
-    Stops after a step whose Newton decrement ``−gᵀδ`` (twice the decrease the quadratic model
-    of the step's start predicts: a measure of how far that point was, not a bound) was at most
-    ``2·tol`` times the objective there (or within its rounding), or after a step that leaves
-    the set of margin violators unchanged (then the point is the exact optimum), or after
-    ``max_iter`` steps (then ``converged`` is False). ``alpha`` is ``2C max(0, 1 − y f(x))``,
-    the dual point of the optimum; ``state`` (a previous solution's) warm-starts from its
-    function, and reuses its Gram where it is of the same features and sample weights.
+    The squared hinge stops after a step whose Newton decrement ``−gᵀδ`` (twice the decrease
+    the quadratic model of the step's start predicts: a measure of how far that point was, not
+    a bound) was at most ``2·tol`` times the objective there (or within its rounding), or after
+    a step that leaves the set of margin violators unchanged (then the point is the exact
+    optimum); ``alpha`` is ``2C max(0, 1 − y f(x))``, the dual point of the optimum. The hinge
+    solves each smoothing exactly and stops when the hinge's relative duality gap, between the
+    solution's primal point and ``alpha`` (the smoothed loss's derivative, in the box), is at
+    most ``tol``. Either stops after ``max_iter`` steps in all (then ``converged`` is False).
+    ``state`` (a previous solution's) warm-starts from its function (and the hinge from its
+    smoothing), and reuses its Gram where it is of the same features and sample weights.
 
-    ``problem`` has the squared hinge, ``d`` holds one finite weight ≥ 0 per kernel, ``tol`` ≥ 0,
-    ``max_iter`` ≥ 1; anything else is refused with a ValueError or TypeError naming it.
+    ``d`` holds one finite weight ≥ 0 per kernel, ``tol`` ≥ 0, ``max_iter`` ≥ 1; anything else
+    is refused with a ValueError or TypeError naming it.
     """
     check_namespace(xp)
     check_problem(problem)
@@ -146,28 +174,39 @@ def _hessian_factor(
     violators: Array,
     weights: Array | None,
     root: Array,
+    ridge: float,
     scale: float,
     *,
     xp: ModuleType,
-):
-    """The Cholesky factor of ``I + scale·D^{1/2} Z_SᵀW_SZ_S D^{1/2}``, the Gram of ``S`` formed
-    from its rows or as the full Gram minus its complement's, whichever has fewer rows. The
-    difference carries the full Gram's rounding: where that makes the Hessian indefinite (a
-    very large ``C``), the Gram of ``S`` is formed from its rows after all."""
+) -> tuple[Any, bool]:
+    """The Cholesky factor of ``ridge·I + scale·D^{1/2} Z_SᵀW_SZ_S D^{1/2}``, the Gram of ``S``
+    formed from its rows or as the full Gram minus its complement's, whichever has fewer rows,
+    and whether it is that Hessian's. The difference carries the full Gram's rounding: where
+    that makes the Hessian indefinite (a very large ``C``), the Gram of ``S`` is formed from its
+    rows after all; where even that fails (the Gram's rounding past the ridge: the Hessian is
+    singular in float64), the ridge is raised to that rounding: a positive definite matrix
+    whose step is a descent direction, but not Newton's (False)."""
     n = V.shape[1]
     count = int(xp.sum(xp.astype(violators, xp.int64)))
     identity = xp.eye(gram.shape[0], dtype=xp.float64, device=device_of(V))
 
-    def factor(gram_s: Array):
-        return cho_factor(identity + scale * (root[:, None] * gram_s * root[None, :]), xp=xp)
+    def factor(gram_s: Array, ridge: float = ridge):
+        scaled = scale * (root[:, None] * gram_s * root[None, :])
+        return cho_factor(ridge * identity + scaled, xp=xp)
 
     rows = xp.nonzero(violators)[0]
-    if 2 * count <= n:
-        return factor(_gram(V, rows, weights, xp=xp))
+    if 2 * count > n:
+        try:
+            return factor(gram - _gram(V, xp.nonzero(~violators)[0], weights, xp=xp)), True
+        except NotPositiveDefiniteError:
+            pass
+    gram_s = _gram(V, rows, weights, xp=xp)
     try:
-        return factor(gram - _gram(V, xp.nonzero(~violators)[0], weights, xp=xp))
+        return factor(gram_s), True
     except NotPositiveDefiniteError:
-        return factor(_gram(V, rows, weights, xp=xp))
+        largest = scale * float(xp.max(root * xp.linalg.diagonal(gram_s) * root))
+        rounding = ROUNDING * gram_s.shape[0] * largest
+        return factor(gram_s, max(ridge, rounding)), False
 
 
 def _products(V: Array, U: Array, *, xp: ModuleType) -> Array:
@@ -197,16 +236,10 @@ def _solve_newton_svm(
     m, _, R = V.shape
     dev = device_of(V)
     f64 = xp.float64
-    C = problem.C
-    y = xp.astype(problem.y, f64)
-    weights = None if problem.sample_weight is None else xp.astype(problem.sample_weight, f64)
-
-    def weighted(u: Array) -> Array:
-        return u if weights is None else u * weights
-
     root = xp.reshape(
         xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
     )  # √d per stacked column
+    weights = None if problem.sample_weight is None else xp.astype(problem.sample_weight, f64)
     same_problem = (
         state is not None and state.features is V and state.sample_weight is problem.sample_weight
     )
@@ -218,66 +251,157 @@ def _solve_newton_svm(
         w = xp.reshape(state.w, (m * R,))
         v = xp.where(root > 0.0, w / xp.where(root > 0.0, root, 1.0), 0.0)
         b = state.intercept
-    decision = _times(V, root * v, xp=xp)
-    converged = False
-    n_iter = 0
-    slack = 1.0 - y * (decision + b)
-    for _ in range(max_iter):
-        n_iter += 1
-        violators = slack > 0.0
-        xi = xp.where(violators, slack, 0.0)
-        objective = 0.5 * float(xp.sum(v * v)) + C * float(xp.sum(weighted(xi * xi)))
-        # the gradient's and the Hessian's border's products in one pass
-        inside = weighted(xp.astype(violators, f64))
-        products = _products(V, xp.stack([weighted(y * xi), inside], axis=1), xp=xp)
-        grad_v = v - 2.0 * C * root * products[:, 0]
-        border = 2.0 * C * root * products[:, 1]
-        grad_b = -2.0 * C * float(xp.sum(weighted(y * xi)))
-        factor = _hessian_factor(V, gram, violators, weights, root, 2.0 * C, xp=xp)
-        p = cho_solve(factor, grad_v, xp=xp)
-        q = cho_solve(factor, border, xp=xp)
-        corner = 2.0 * C * float(xp.sum(inside))  # the intercept's own curvature
-        schur = corner - float(xp.sum(border * q))
-        if schur > ROUNDING * corner:
-            step_b = (float(xp.sum(border * p)) - grad_b) / schur
-        else:  # the intercept's column is (nearly) in the others' span: a step of b alone
-            step_b = -grad_b / corner if corner > 0.0 else 0.0
-        step_v = -(p + q * step_b)
-        decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
-        step_decision = _times(V, root * step_v, xp=xp)
-        t = line_minimum(
-            float(xp.sum(v * step_v)),
-            float(xp.sum(step_v * step_v)),
-            slack,
-            y * (step_decision + step_b),
-            C if weights is None else C * weights,
-            xp=xp,
-        )
-        v = v + t * step_v
-        b = b + t * step_b
-        decision = decision + t * step_decision
+    steps = _Steps(problem, gram, root, weights, xp)
+    if problem.loss == "squared_hinge":
+        v, b, n_iter, converged = steps.run(SQUARED_HINGE, v, b, tol, max_iter)
+        return steps.solution(SQUARED_HINGE, v, b, n_iter, converged, None, state=(gram, V))
+    # The hinge: smoothed over |ξ| ≤ h, each h solved exactly (the decrement, whose curvature
+    # holds on the band only, is no measure here) from the last, h shrinking until the hinge's
+    # own duality gap at the smoothed solution's point is within tol.
+    smoothing = FIRST_SMOOTHING if state is None or state.smoothing is None else state.smoothing
+    n_iter, best, best_gap = 0, None, math.inf
+    while True:
+        loss = smoothed_hinge(smoothing)
+        v, b, taken, exact = steps.run(loss, v, b, 0.0, max_iter - n_iter)
+        if steps.capped and best is not None:
+            break  # C/(2h) magnifies the Gram's rounding past the identity: h is too small
+        n_iter += taken
+        solution = steps.solution(loss, v, b, n_iter, exact, smoothing, state=(gram, V))
+        gap = _primal_gap(problem, d, solution, xp=xp)
+        if gap >= best_gap:
+            break  # the gap, about proportional to h, no longer falls: rounding, not h, rules
+        best, best_gap = solution, gap
+        if gap <= tol or n_iter >= max_iter:
+            break
+        smoothing *= SMOOTHING_FACTOR  # (a larger jump costs more steps than it saves)
+    return best._replace(n_iter=n_iter, converged=best_gap <= tol)
+
+
+class _Steps:
+    """Newton steps on one problem for fixed kernel weights (``root``: √d per stacked column),
+    for any :class:`~lrkl.lpmkl._losses.Piecewise` loss of the slack; ``decision`` follows the
+    iterate."""
+
+    def __init__(self, problem: SVMProblem, gram: Array, root: Array, weights, xp) -> None:
+        self.V, self.gram, self.root, self.weights, self.xp = problem.V, gram, root, weights, xp
+        self.C, self.sample_weight = problem.C, problem.sample_weight
+        self.y = xp.astype(problem.y, xp.float64)
+        self.decision: Array | None = None
+        self.capped = False  # whether a step's Hessian had its curvature cut (_hessian_factor)
+
+    def weighted(self, u: Array) -> Array:
+        return u if self.weights is None else u * self.weights
+
+    def run(
+        self, loss: Piecewise, v: Array, b: float, tol: float, max_iter: int
+    ) -> tuple[Array, float, int, bool]:
+        """Steps from ``(v, b)`` until a step leaves every slack on its segment (the exact
+        optimum), the decrement is within ``tol`` (or rounding) of the objective, or
+        ``max_iter``: the point, the steps taken and whether it converged."""
+        xp, V, root, y, weighted = self.xp, self.V, self.root, self.y, self.weighted
+        # The objective over max(C, 1), ½ ‖v‖²/C + Σ w L(ξ) past C = 1: the same minimiser, with
+        # every quantity of the iteration of order 1 whatever C (at C = 1e300 the gradient and
+        # the step's products would overflow)
+        ridge = 1.0 / max(self.C, 1.0)
+        C = self.C * ridge
+        kappa = loss.curvature
+        if self.decision is None:
+            self.decision = _times(V, root * v, xp=xp)
+        decision = self.decision
+        converged = False
+        n_iter = 0
         slack = 1.0 - y * (decision + b)
-        if decrement <= 2.0 * max(tol, ROUNDING) * objective:
-            converged = True  # the model's predicted decrease within tol: the step's end is taken
-            break
-        if bool(xp.all((slack > 0.0) == violators)):
-            converged = True  # S unchanged along the step: it minimised S's quadratic, exactly
-            break
-    if not math.isfinite(b):
-        msg = f"the Newton iteration diverged (C={C!r}): the intercept became {b}"
-        raise ValueError(msg)
-    alpha = 2.0 * C * weighted(xp.clip(slack, min=0.0))
-    w = xp.reshape(root * v, (m, R))
-    dtype = V.dtype
-    return SVMSolution(
-        xp.astype(alpha, dtype),
-        xp.astype(w, dtype),
-        xp.astype(decision, dtype),
-        xp.asarray(b, dtype=dtype, device=dev),
-        n_iter,
-        converged,
-        NewtonState(w, b, gram, problem.sample_weight, V),
-    )
+        for _ in range(max_iter):
+            n_iter += 1
+            segment = loss.segment(slack, xp=xp)
+            slope = loss.derivative(slack, xp=xp)  # L'(ξ)
+            curved = loss.curved(slack, xp=xp)
+            objective = 0.5 * ridge * float(xp.sum(v * v)) + C * float(
+                xp.sum(weighted(loss.value(slack, xp=xp)))
+            )
+            # the gradient's and the Hessian's border's products in one pass
+            inside = weighted(xp.astype(curved, xp.float64))
+            products = _products(V, xp.stack([weighted(y * slope), inside], axis=1), xp=xp)
+            grad_v = ridge * v - C * root * products[:, 0]
+            grad_b = -C * float(xp.sum(weighted(y * slope)))
+            factor, exact = _hessian_factor(
+                V, self.gram, curved, self.weights, root, ridge, C * kappa, xp=xp
+            )
+            self.capped = self.capped or not exact
+            scale = C * kappa
+            border = scale * root * products[:, 1]
+            p = cho_solve(factor, grad_v, xp=xp)
+            q = cho_solve(factor, border, xp=xp)
+            corner = scale * float(xp.sum(inside))  # the intercept's own curvature
+            schur = corner - float(xp.sum(border * q))
+            if schur > ROUNDING * corner:
+                step_b = (float(xp.sum(border * p)) - grad_b) / schur
+            else:  # the intercept's column is (nearly) in the others' span, or b has no
+                # curvature (no row on the curved segment): a step of b alone, scaled by it or
+                # by one row's, which the exact line search then sizes
+                step_b = -grad_b / (corner if corner > 0.0 else scale)
+            step_v = -(p + q * step_b)
+            decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
+            step_decision = _times(V, root * step_v, xp=xp)
+            t = line_minimum(
+                ridge * float(xp.sum(v * step_v)),
+                ridge * float(xp.sum(step_v * step_v)),
+                slack,
+                y * (step_decision + step_b),
+                C if self.weights is None else C * self.weights,
+                loss=loss,
+                xp=xp,
+            )
+            v = v + t * step_v
+            b = b + t * step_b
+            decision = decision + t * step_decision
+            slack = 1.0 - y * (decision + b)
+            if decrement <= 2.0 * max(tol, ROUNDING) * objective:
+                converged = True  # the model's predicted decrease within tol: the end is taken
+                break
+            if exact and bool(xp.all(loss.segment(slack, xp=xp) == segment)):
+                converged = True  # no slack changed segment: the quadratic's minimum, exactly
+                break
+        self.decision = decision
+        return v, b, n_iter, converged
+
+    def solution(
+        self,
+        loss: Piecewise,
+        v: Array,
+        b: float,
+        n_iter: int,
+        converged: bool,
+        smoothing: float | None,
+        *,
+        state: tuple[Array, Array],
+    ) -> SVMSolution:
+        """The SVM solution at ``(v, b)``: ``α = C w L'(ξ)``, the dual point of the optimum of
+        ``loss``; the intercept of the hinge (``smoothing`` given) is the hinge's own best for
+        these decision values."""
+        xp, C = self.xp, self.C
+        if not math.isfinite(b):
+            msg = f"the Newton iteration diverged (C={C!r}): the intercept became {b}"
+            raise ValueError(msg)
+        slack = 1.0 - self.y * (self.decision + b)
+        alpha = C * self.weighted(loss.derivative(slack, xp=xp))
+        intercept = b
+        if smoothing is not None:
+            costs = C if self.weights is None else C * self.weights
+            intercept = float(best_intercept(self.decision, self.y, costs, "hinge", xp=xp))
+        m, _, R = self.V.shape
+        w = xp.reshape(self.root * v, (m, R))
+        dtype, dev = self.V.dtype, device_of(self.V)
+        gram, V = state
+        return SVMSolution(
+            xp.astype(alpha, dtype),
+            xp.astype(w, dtype),
+            xp.astype(self.decision, dtype),
+            xp.asarray(intercept, dtype=dtype, device=dev),
+            n_iter,
+            converged,
+            NewtonState(w, b, gram, self.sample_weight, V, smoothing),
+        )
 
 
 def _primal_gap(problem: SVMProblem, d: Array, solution: SVMSolution, *, xp: ModuleType) -> float:
