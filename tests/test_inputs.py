@@ -176,7 +176,7 @@ def test_late_failure_after_fitted_attributes_are_set():
     after they are set) still leaves the estimator unfitted."""
     X, y = _data()
     model = LowRankMKLClassifier(  # GFB: one iteration does not converge
-        [Gaussian(gamma=0.1)], rank=3, max_outer_iter=1, max_iter=1, loss="hinge"
+        [Gaussian(gamma=0.1)], rank=3, max_outer_iter=1, max_iter=1, loss="hinge", solver="gfb"
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -387,10 +387,12 @@ def test_classifier_gap_rule_reaches_the_optimum():
     reference = LowRankMKLClassifier(
         solver="interior_point", tol=1e-10, stop="change", **params
     ).fit(X, y)
-    clf = LowRankMKLClassifier(stop="gap", tol=1e-5, max_iter=200000, **params).fit(X, y)
+    clf = LowRankMKLClassifier(solver="gfb", stop="gap", tol=1e-5, max_iter=200000, **params).fit(
+        X, y
+    )
     assert clf.duality_gap_ <= 1e-5
     np.testing.assert_allclose(clf.kernel_weights_, reference.kernel_weights_, atol=5e-3)
-    default = LowRankMKLClassifier(**params).fit(X, y)
+    default = LowRankMKLClassifier(solver="gfb", **params).fit(X, y)
     assert default.duality_gap_ > 0
 
 

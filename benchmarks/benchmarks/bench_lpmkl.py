@@ -97,7 +97,8 @@ class FitFloat32(Fit):
 
 
 class Iterations:
-    """GFB iterations and weight updates of the fit of :class:`Fit` (NumPy; one fit each n)."""
+    """SVM iterations (Newton steps since Newton's method became the default; GFB iterations
+    before) and weight updates of the fit of :class:`Fit` (NumPy; one fit each n)."""
 
     params = [1_000, 2_000]
     param_names = ["n"]
@@ -111,7 +112,7 @@ class Iterations:
     def track_svm_iterations(self, n):
         return self.fitted.n_svm_iter_
 
-    track_svm_iterations.unit = "GFB iterations"
+    track_svm_iterations.unit = "SVM iterations"
 
     def track_weight_updates(self, n):
         return self.fitted.n_iter_

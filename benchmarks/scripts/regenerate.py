@@ -112,7 +112,8 @@ COMMANDS: list[tuple[str, str, bool]] = [
     (
         "lpmkl_exact_powers",
         f"python {SCRIPTS}/lpmkl_targets.py exact --kernel-set powers --datasets magic adult "
-        "--sizes 11430 --seeds 0 --ranks 100 --C 10 1000 --rst lpmkl_exact_powers",
+        "--sizes 11430 --seeds 0 --ranks 100 --C 10 1000 --fits newton newton_hinge "
+        "--rst lpmkl_exact_powers",
         False,
     ),
     (
@@ -127,6 +128,12 @@ COMMANDS: list[tuple[str, str, bool]] = [
         False,
     ),
     ("lpmkl_million", f"python {SCRIPTS}/lpmkl_million.py --rst", False),
+    (
+        "lpmkl_million_float64",
+        f"python {SCRIPTS}/lpmkl_million.py --float64 --rst lpmkl_million_float64",
+        False,
+    ),
+    ("lpmkl_adult", f"python {SCRIPTS}/lpmkl_adult.py --rst", False),
     (
         "lpmkl_targets_scale",
         f"python {SCRIPTS}/lpmkl_targets.py scale --datasets svmguide1 mushrooms magic adult "
