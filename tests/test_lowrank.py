@@ -698,3 +698,31 @@ def test_float32_features_are_the_float64_features_rounded(backend, method):
     T = to_numpy(wide.transform(backend.asarray(Xt)))
     np.testing.assert_array_equal(to_numpy(T32), T.astype(np.float32))
     assert to_numpy(narrow.factors_[0].landmarks).dtype == np.float64
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("scale", [1.0, 1e-150, 1e150])
+def test_several_gaussians_in_one_pass_are_each_kernel_alone(shared, scale):
+    """Several Gaussian kernels' Nyström factors come from one GEMM per row block against all
+    their landmarks; each is the factor of its kernel alone, at any offset and scale."""
+    from lrkl.lowrank._nystrom import _nystrom
+
+    rng = np.random.default_rng(3)
+    X = (rng.normal(size=(80, 3)) + 1e6) * scale
+    gamma = 1.0 / (3 * np.var(X))
+    kernels = [Gaussian(gamma=gamma * 2.0**k) for k in (-3, 0, 2)]
+    for n_landmarks in (None, 15):
+        features = lowrank.LowRankFeatures(
+            kernels,
+            rank=6,
+            method="nystrom",
+            n_landmarks=n_landmarks,
+            shared_landmarks=shared,
+            random_state=1,
+        ).fit(X)
+        for kernel, factor in zip(kernels, features.factors_, strict=True):
+            rank = None if n_landmarks is None else 6
+            alone = _nystrom(kernel, X, list(factor.pivots), rank, xp=np)
+            np.testing.assert_allclose(factor.G, alone.G, rtol=1e-7, atol=1e-9)
+            np.testing.assert_allclose(factor.residual, alone.residual, atol=1e-9)
+        np.testing.assert_allclose(features.transform(X), features.fit_transform(X), atol=1e-9)

@@ -22,11 +22,11 @@ from lrkl._validation import (
     check_X_y,
     clip_to_samples,
 )
-from lrkl.kernels import Kernel, check_kernels
+from lrkl.kernels import Gaussian, Kernel, check_kernels
 from lrkl.lowrank._csi import _csi
 from lrkl.lowrank._factor import LowRankFactor
 from lrkl.lowrank._icd import _icd
-from lrkl.lowrank._nystrom import _nystrom
+from lrkl.lowrank._nystrom import _nystrom, _nystrom_gaussians, _transform_gaussians
 
 __all__ = ["LowRankFeatures"]
 
@@ -64,7 +64,11 @@ class LowRankFeatures(LRKLTransformer):
     (:mod:`lrkl.lowrank`) — and the features of a point are its rows of the factors, side by
     side, in kernel order and unweighted. New points get the factors' out-of-sample features
     (``L⁻¹ k(S, x)`` for ICD and CSI, ``projectionᵀ k(S, x)`` for Nyström). The kernel matrices
-    are never formed.
+    are never formed. ICD takes all kernels in one pass per pivot; the Nyström factors of
+    several Gaussian kernels on shared landmarks are made (and new points mapped) in one pass
+    over the rows, each row block's distances to the landmarks taken once for all kernels, by
+    one GEMM (with each kernel its own landmarks, a GEMM per kernel: one over all of them was
+    slower, :func:`lrkl.lowrank._nystrom.gaussian_blocks`).
 
     Parameters
     ----------
@@ -272,6 +276,13 @@ class LowRankFeatures(LRKLTransformer):
         lookahead = min(int(self.lookahead), n)
         if self.method == "icd":  # all kernels in one pass per pivot
             factors = _icd(kernels, X, ranks, self.tol, xp=xp)
+        elif self.method == "nystrom" and len(orders) == 1 and _fused(kernels, ranks, self):
+            # the same landmarks for every kernel: their distances once per row block
+            chosen, rank_of = orders[0], ranks
+            if self.n_landmarks is None:  # the full form (all ranks equal here)
+                chosen, rank_of = orders[0][: ranks[0]], [None] * len(ranks)
+            dtype = self._dtype_of_features(X, xp=xp)
+            factors = _nystrom_gaussians(kernels, X, chosen, rank_of, xp=xp, dtype=dtype)
         else:
             factors = [
                 self._factor(kernel, X, y, r, orders[q % len(orders)], self.tol, lookahead, xp=xp)
@@ -346,7 +357,27 @@ class LowRankFeatures(LRKLTransformer):
     def _transform(self, X: Array, *, xp: ModuleType) -> Array:
         """:meth:`transform` of a validated ``X``."""
         dtype = self._dtype_of_features(X, xp=xp)
+        if self.method == "nystrom" and _shared_gaussians(self.factors_):
+            return _transform_gaussians(self.factors_, X, dtype, xp=xp)  # one GEMM per block
         return xp.concat([f._transform(X, xp=xp, dtype=dtype) for f in self.factors_], axis=1)
+
+
+def _fused(kernels: list[Kernel], ranks: list[int], features: LowRankFeatures) -> bool:
+    """Whether the Nyström factors of ``kernels`` (on the same landmarks) are made in one pass,
+    their distances once per row block (:func:`lrkl.lowrank._nystrom._nystrom_gaussians`):
+    several Gaussian kernels, on the same rows (``n_landmarks`` given, or equal ranks)."""
+    same_rows = features.n_landmarks is not None or len(set(ranks)) == 1
+    return len(kernels) > 1 and same_rows and all(type(k) is Gaussian for k in kernels)
+
+
+def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
+    """Whether ``factors`` are Nyström factors of several Gaussian kernels on the same
+    landmarks, whose new points' distances are taken once (:func:`_transform_gaussians`)."""
+    return (
+        len(factors) > 1
+        and all(type(f.kernel) is Gaussian and f.projection is not None for f in factors)
+        and all(f.pivots == factors[0].pivots for f in factors)
+    )
 
 
 def draws_by_leverage(centres: str, method: str) -> bool:

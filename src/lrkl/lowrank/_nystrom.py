@@ -9,12 +9,13 @@ from typing import Any
 from sklearn.utils import check_random_state
 
 from lrkl._backend import device_of
+from lrkl._distances import neg_squared_distances
 from lrkl._executor import at_the_door, executor_for
 from lrkl._linalg import eigh, indefinite_threshold, sum_each_row
 from lrkl._typing import Array
-from lrkl.kernels import Kernel, check_kernel
+from lrkl.kernels import Gaussian, Kernel, check_kernel
 from lrkl.lowrank._cholesky import residual_dtype
-from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank, projected_rows
+from lrkl.lowrank._factor import LowRankFactor, _as_dtype, _check_rank
 
 
 def landmark_jitter(W: Array, /, *, xp: ModuleType) -> float:
@@ -154,7 +155,6 @@ def _nystrom(
 ) -> LowRankFactor:
     """:func:`nystrom` on trusted inputs, on the rows ``chosen``; the factor ``G`` in ``dtype``
     (``None``: X's), each row block rounded to it as it is made."""
-    dtype = X.dtype if dtype is None else dtype
     run = executor_for(X, xp=xp)
     S = run.take(X, chosen)  # the landmarks, in memory
     # The m × m block and its eigenpairs in at least float64 (O(m² d + m³), small against C):
@@ -167,39 +167,12 @@ def _nystrom(
     # depend on the number of rows (OpenBLAS's) W is C's landmark rows bit for bit.
     S_cols = S_wide if wide != X.dtype else xp.asarray(S, copy=True)
     W = _as_dtype(kernel._evaluate(S_wide, S_cols, xp=xp), wide, xp=xp)
-    W = 0.5 * (W + xp.matrix_transpose(W))
-    s, U = eigh(W, xp=xp)  # ascending
-    m = len(chosen)
-    s_max = xp.max(xp.abs(s))
-    _require_psd_landmarks(s, indefinite_threshold(s_max, X.dtype, xp=xp), xp=xp)
-    # C = k(X, S) and its product with the projection are computed in `wide` too, and only the
-    # features rounded to X's dtype: the projection's large entries (W's small eigenvalues to the
-    # power −1/2) would amplify a float32 C's rounding (LowRankMKLClassifier() on float32 data
-    # was up to 1.9e-2 of its spread from the float64 fit of the same values, with this floor
-    # at float32's m·ε·s_max; 1.6e-6 so). Directions of W below `wide`'s rounding are noise.
-    noise = m * xp.finfo(wide).eps * s_max
-    if rank is None:  # W + δI: the problem the pcg solver's chol(W + δI) solves
-        zero = xp.zeros((), dtype=s.dtype, device=device_of(s))
-        scale = 1.0 / xp.sqrt(xp.maximum(s, zero) + landmark_jitter(W, xp=xp))
-        projection = (U * scale[None, :]) @ xp.matrix_transpose(U)
-    else:
-        s_top = xp.flip(s[m - rank :], axis=0)
-        U_top = xp.flip(U[:, m - rank :], axis=1)
-        keep = s_top > noise
-        scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
-        projection = U_top * scale[None, :]
+    projection = _projection(W, rank, X.dtype, xp=xp)
 
-    r = projection.shape[1]
+    def blocks(rows: Array) -> list[Array]:
+        return [kernel._evaluate(rows, S_wide, xp=xp)]
 
-    def features(rows: Array) -> tuple[Array, Array]:
-        """The rows' features and ``diag(K − G Gᵀ)`` on them."""
-        G_rows = projected_rows(kernel, rows, S_wide, projection, xp=xp)
-        diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked at the door
-        residual = diagonal - sum_each_row(G_rows * G_rows, xp=xp)
-        return _as_dtype(G_rows, dtype, xp=xp), residual
-
-    run = executor_for(X, xp=xp, row_work=m + 3 * r)  # the kernel block, G in two dtypes
-    G, diagonal = run.map_many(features, X, ((r,), dtype), ((), wide))
+    (G,), (diagonal,) = _row_pass([kernel], blocks, [projection], X, wide, dtype, xp=xp)
     return LowRankFactor(
         G=G,
         pivots=tuple(chosen),
@@ -210,3 +183,145 @@ def _nystrom(
         residual=diagonal,
         method="nystrom",
     )
+
+
+def _nystrom_gaussians(
+    kernels: list[Gaussian],
+    X: Array,
+    chosen: list[int],
+    ranks: list[int | None],
+    *,
+    xp: ModuleType,
+    dtype: Any = None,
+) -> list[LowRankFactor]:
+    """:func:`_nystrom` of several Gaussian kernels on the same landmarks (the rows
+    ``chosen``), kernel ``q`` at rank ``ranks[q]``, in one pass over the rows: each row block's
+    distances to the landmarks once, in one GEMM, for every kernel (:func:`gaussian_blocks`)."""
+    run = executor_for(X, xp=xp)
+    wide = residual_dtype(X.dtype, xp=xp, device=device_of(X))
+    S = run.take(X, chosen)
+    S_wide = _as_dtype(S, wide, xp=xp)
+    blocks = gaussian_blocks(kernels, S_wide, xp=xp)
+    # W: the landmarks' own blocks, evaluated as C's rows are (the same expansion, a row count
+    # apart), so that W is C's landmark rows up to that GEMM's rounding
+    W = [_as_dtype(block, wide, xp=xp) for block in blocks(S_wide)]
+    projections = [
+        _projection(W_q, rank, X.dtype, xp=xp) for W_q, rank in zip(W, ranks, strict=True)
+    ]
+    G, diagonals = _row_pass(kernels, blocks, projections, X, wide, dtype, xp=xp, width=len(chosen))
+    return [
+        LowRankFactor(
+            G=G[q],
+            pivots=tuple(chosen),
+            landmarks=S,
+            kernel=kernel,
+            L=None,
+            projection=projections[q],
+            residual=diagonals[q],
+            method="nystrom",
+        )
+        for q, kernel in enumerate(kernels)
+    ]
+
+
+def _transform_gaussians(factors: list[LowRankFactor], X: Array, dtype: Any, *, xp: ModuleType):
+    """The stacked out-of-sample features of the Nyström ``factors`` of several Gaussian kernels
+    on the same landmarks (:func:`_nystrom_gaussians`'s) in one pass over X's rows, the
+    distances to the landmarks once per row block."""
+    wide = factors[0].projection.dtype
+    blocks = gaussian_blocks(
+        [f.kernel for f in factors], _as_dtype(factors[0].landmarks, wide, xp=xp), xp=xp
+    )
+    projections = [f.projection for f in factors]
+    ranks = [P.shape[1] for P in projections]
+
+    def features(rows: Array) -> Array:
+        products = [
+            block @ P
+            for block, P in zip(blocks(_as_dtype(rows, wide, xp=xp)), projections, strict=True)
+        ]
+        return _as_dtype(xp.concat(products, axis=1), dtype, xp=xp)
+
+    run = executor_for(X, xp=xp, row_work=factors[0].landmarks.shape[0] + 2 * sum(ranks))
+    return run.map(features, X, tail=(sum(ranks),), dtype=dtype)
+
+
+def gaussian_blocks(kernels: list[Gaussian], S_wide: Array, *, xp: ModuleType):
+    """``blocks(rows) → [k_q(rows, S)]`` for Gaussian kernels on the same landmarks ``S``:
+    ``−γ_max‖x − s‖²`` in one translation-invariant GEMM expansion
+    (:func:`lrkl._distances.neg_squared_distances`, at the largest γ, whose rounding it checks),
+    then ``exp`` of it scaled by each kernel's ``γ_q/γ_max ≤ 1``.
+
+    Only for shared landmarks: with each kernel its own, one GEMM against all of them took
+    5–20 % longer than a GEMM per kernel below about 100 features (the separate ``exp`` pass
+    over the wide block costs more memory traffic than the per-kernel GEMMs, whose ``exp`` runs
+    in cache, :func:`lrkl._distances.neg_squared_distances`), and gained 11 % at 123."""
+    top = max(float(k.gamma) for k in kernels)
+
+    def blocks(rows_wide: Array) -> list[Array]:
+        distances = neg_squared_distances(rows_wide, S_wide, top, xp=xp)
+        return [xp.exp(distances * (k.gamma / top)) for k in kernels]
+
+    return blocks
+
+
+def _projection(W: Array, rank: int | None, dtype: Any, *, xp: ModuleType) -> Array:
+    """The Nyström projection of the landmark block ``W`` (wide): ``(W + δI)^{−1/2}`` for
+    ``rank=None``, else ``U_R D_R^{−1/2}`` of W's top ``R`` eigenpairs, directions below the
+    rounding of W's dtype dropped; a W indefinite beyond the rounding of ``dtype`` (X's) is
+    refused."""
+    W = 0.5 * (W + xp.matrix_transpose(W))
+    s, U = eigh(W, xp=xp)  # ascending
+    m = W.shape[0]
+    s_max = xp.max(xp.abs(s))
+    _require_psd_landmarks(s, indefinite_threshold(s_max, dtype, xp=xp), xp=xp)
+    # C = k(X, S) and its product with the projection are computed in W's dtype (wide) too, and
+    # only the features rounded to X's dtype: the projection's large entries (W's small
+    # eigenvalues to the power −1/2) would amplify a float32 C's rounding (LowRankMKLClassifier()
+    # on float32 data was up to 1.9e-2 of its spread from the float64 fit of the same values,
+    # with this floor at float32's m·ε·s_max; 1.6e-6 so). Directions of W below its rounding
+    # are noise.
+    noise = m * xp.finfo(W.dtype).eps * s_max
+    if rank is None:  # W + δI: the problem the pcg solver's chol(W + δI) solves
+        zero = xp.zeros((), dtype=s.dtype, device=device_of(s))
+        scale = 1.0 / xp.sqrt(xp.maximum(s, zero) + landmark_jitter(W, xp=xp))
+        return (U * scale[None, :]) @ xp.matrix_transpose(U)
+    s_top = xp.flip(s[m - rank :], axis=0)
+    U_top = xp.flip(U[:, m - rank :], axis=1)
+    keep = s_top > noise
+    scale = xp.where(keep, 1.0 / xp.sqrt(xp.where(keep, s_top, xp.ones_like(s_top))), 0.0)
+    return U_top * scale[None, :]
+
+
+def _row_pass(
+    kernels: list[Kernel],
+    blocks,
+    projections: list[Array],
+    X: Array,
+    wide: Any,
+    dtype: Any,
+    *,
+    xp: ModuleType,
+    width: int | None = None,
+) -> tuple[list[Array], list[Array]]:
+    """One pass over X's rows: each kernel's features ``blocks(rows)[q] @ projections[q]`` in
+    ``dtype`` (None: X's) and ``diag(K − G Gᵀ)`` in ``wide``; ``width`` landmark columns per
+    row block (default: the projections')."""
+    dtype = X.dtype if dtype is None else dtype
+    ranks = [P.shape[1] for P in projections]
+    width = sum(P.shape[0] for P in projections) if width is None else width
+
+    def features(rows: Array) -> tuple[Array, ...]:
+        rows_wide = _as_dtype(rows, wide, xp=xp)
+        out, residuals = [], []
+        for kernel, block, P in zip(kernels, blocks(rows_wide), projections, strict=True):
+            G_rows = _as_dtype(block, wide, xp=xp) @ P
+            diagonal = _as_dtype(kernel._diag(rows, xp=xp), wide, xp=xp)  # rows checked
+            residuals.append(diagonal - sum_each_row(G_rows * G_rows, xp=xp))
+            out.append(_as_dtype(G_rows, dtype, xp=xp))
+        return (*out, *residuals)
+
+    run = executor_for(X, xp=xp, row_work=width + 3 * sum(ranks))  # blocks, G in two dtypes
+    specs = [((r,), dtype) for r in ranks] + [((), wide)] * len(ranks)
+    results = run.map_many(features, X, *specs)
+    return list(results[: len(ranks)]), list(results[len(ranks) :])
