@@ -75,6 +75,9 @@ ESTIMATORS = [
     MklarenRegressor(n_components=10, lookahead=5),
     LowRankMKLClassifier(TWO_KERNELS, rank=5, random_state=0),
     LowRankMKLClassifier(TWO_KERNELS, rank=5, loss="hinge", random_state=0),
+    LowRankMKLClassifier(
+        [Gaussian(gamma=0.1), Gaussian(gamma=1.0)], rank=5, feature_dtype="float32", random_state=0
+    ),
     LowRankMKLClassifierCV(TWO_KERNELS, rank=5, Cs=(0.1, 10.0), random_state=0),
     LowRankMKLClassifier(
         TWO_KERNELS, rank=5, p=1.2, loss="hinge", solver="gfb_naive", random_state=0

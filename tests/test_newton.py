@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from lrkl import LowRankMKLClassifier, LowRankMKLClassifierCV
@@ -593,3 +594,62 @@ def test_one_vs_rest_forms_one_gram_and_solves_each_class_as_alone(monkeypatch):
         warnings.simplefilter("ignore", UserWarning)
         LowRankMKLClassifierCV(Cs=(1.0, 10.0), cv=2, rank=10, random_state=0).fit(X, y)
     assert sum(formed) == 2 + 1  # one per fold, one for the refit
+
+
+def test_hinge_levels_end_only_at_newtons_own_minimum():
+    """A step of the intercept alone (no row in the band: b's objective is linear there) is
+    not the quadratic's minimiser, and must not end a level as exact (it once stopped the
+    continuation 8e-6 above the smoothed optimum, the gap then above tol)."""
+    V = np.array([[0.3], [0.8], [-1.2], [0.0], [0.1], [0.9]])
+    y = np.array([1.0, -1, 1, -1, 1, -1])
+    weights = np.array([0.1, 0.8, 1.0, 0.5, 0.8, 0.5])
+    problem = svm_problem([V], y, 0.04, loss="hinge", sample_weight=weights, xp=_np_xp())
+    solution = solve_newton_svm(problem, np.ones(1), tol=1e-3, max_iter=500, xp=_np_xp())
+    assert solution.converged
+    assert _primal_gap(problem, np.ones(1), solution, xp=_np_xp()) <= 1e-3
+
+
+def test_one_vs_rest_hinge_classes_start_cold():
+    """The Gram lent to the other classes of one-vs-rest starts them cold, smoothing included:
+    each class's hinge model is its binary fit's."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(150, 2))
+    y = np.digitize(X[:, 0] + 0.5 * X[:, 1] ** 2, [-0.3, 0.6])
+    params = dict(rank=10, C=100.0, loss="hinge", random_state=0)
+    model = LowRankMKLClassifier(**params).fit(X, y)
+    for k in range(3):
+        alone = LowRankMKLClassifier(**params).fit(X, y == k)
+        np.testing.assert_allclose(model.coef_[k], alone.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_the_hinge_at_an_extreme_C_stays_finite():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] > 0).astype(int)
+    for C in (1e200, 1e300):
+        model = LowRankMKLClassifier(rank=5, C=C, loss="hinge", random_state=0)
+        with warnings.catch_warnings():  # (the gap may stop short at such a C: reported)
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y)
+        assert np.all(np.isfinite(model.decision_function(X)))
+        assert model.duality_gap_ >= 0.0
+
+
+def test_the_hinge_gap_of_float32_features_is_measured_in_float64():
+    """Newton's arithmetic is float64: the hinge's stopping gap is too, so converged means
+    within tol of the float32-valued problem, not within float32's rounding of it."""
+    Vs, y = _svm_data(n=400, R=(20, 20, 20))
+    narrow = [V.astype(np.float32) for V in Vs]
+    d = np.full(3, 3**-0.5)
+    problem = svm_problem(narrow, y.astype(np.float32), 100.0, loss="hinge", xp=_np_xp())
+    solution = solve_newton_svm(problem, d.astype(np.float32), tol=1e-8, xp=_np_xp())
+    assert solution.decision.dtype == np.float32
+    wide = svm_problem([V.astype(np.float64) for V in narrow], y, 100.0, loss="hinge", xp=_np_xp())
+    reference = solve_newton_svm(wide, d, tol=1e-8, xp=_np_xp())
+    assert solution.converged == reference.converged
+    scale = np.max(np.abs(reference.decision))
+    np.testing.assert_allclose(
+        solution.decision + solution.intercept,
+        reference.decision + reference.intercept,
+        atol=1e-4 * scale,
+    )

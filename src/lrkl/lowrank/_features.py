@@ -365,9 +365,19 @@ class LowRankFeatures(LRKLTransformer):
 def _fused(kernels: list[Kernel], ranks: list[int], features: LowRankFeatures) -> bool:
     """Whether the Nyström factors of ``kernels`` (on the same landmarks) are made in one pass,
     their distances once per row block (:func:`lrkl.lowrank._nystrom._nystrom_gaussians`):
-    several Gaussian kernels, on the same rows (``n_landmarks`` given, or equal ranks)."""
+    several Gaussian kernels, on the same rows (``n_landmarks`` given, or equal ranks), whose
+    widths span at most :data:`FUSED_SPAN` (the distances are scaled from the largest width's:
+    past that the smaller widths' blocks would come from a capped far-path scaling)."""
     same_rows = features.n_landmarks is not None or len(set(ranks)) == 1
-    return len(kernels) > 1 and same_rows and all(type(k) is Gaussian for k in kernels)
+    gaussian = len(kernels) > 1 and all(type(k) is Gaussian for k in kernels)
+    if not (gaussian and same_rows):
+        return False
+    gammas = [float(k.gamma) for k in kernels]
+    return max(gammas) <= FUSED_SPAN * min(gammas)
+
+
+#: The largest ratio of Gaussian widths whose factors share one distance pass.
+FUSED_SPAN = 2.0**40
 
 
 def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
@@ -377,6 +387,8 @@ def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
         len(factors) > 1
         and all(type(f.kernel) is Gaussian and f.projection is not None for f in factors)
         and all(f.pivots == factors[0].pivots for f in factors)
+        and max(f.kernel.gamma for f in factors)
+        <= FUSED_SPAN * min(f.kernel.gamma for f in factors)
     )
 
 

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from lrkl._backend import device_of, from_host
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
+from lrkl._executor import executor_for
 from lrkl._typing import Array
 from lrkl._validation import (
     Interval,
@@ -19,6 +20,7 @@ from lrkl._validation import (
     check_predict_X,
 )
 from lrkl.kernels import Kernel
+from lrkl.lowrank._factor import _as_dtype
 from lrkl.lowrank._features import LowRankFeatures
 from lrkl.lpmkl._losses import LOSSES
 from lrkl.lpmkl._mkl import (
@@ -437,9 +439,17 @@ class LowRankMKLClassifier(LRKLClassifier):
         check_is_fitted(self)
         landmarks = self.features_.factors_[0].landmarks  # X's dtype (coef_: the features')
         xp, X = check_predict_X(self, X, like=landmarks, method=method)
-        features = self.features_._transform(X, xp=xp)
-        if self.coef_.ndim == 1:
-            decision = features @ self.coef_ + self.intercept_
-        else:
-            decision = features @ xp.matrix_transpose(self.coef_) + self.intercept_[None, :]
-        return decision if decision.dtype == X.dtype else xp.astype(decision, X.dtype)
+        # in X's dtype, by row blocks: float32 features (feature_dtype) are widened a block at a
+        # time, so that a row's decision value does not depend on the rows beside it
+        coef = _as_dtype(self.coef_, X.dtype, xp=xp)
+        intercept = _as_dtype(self.intercept_, X.dtype, xp=xp)
+        weights = coef if coef.ndim == 1 else xp.matrix_transpose(coef)
+
+        def scores(rows: Array) -> Array:
+            features = _as_dtype(self.features_._transform(rows, xp=xp), X.dtype, xp=xp)
+            return features @ weights + intercept
+
+        width = self.features_.n_components_
+        tail = () if coef.ndim == 1 else (coef.shape[0],)
+        run = executor_for(X, xp=xp, row_work=2 * width)
+        return run.map(scores, X, tail=tail, dtype=X.dtype)

@@ -57,7 +57,6 @@ from lrkl.lpmkl._losses import (
 from lrkl.lpmkl._problem import (
     SVMProblem,
     SVMSolution,
-    _kernel_products,
     check_problem,
     check_weights,
 )
@@ -99,7 +98,7 @@ def gram_only(state: object) -> NewtonState | None:
     Newton's."""
     if not isinstance(state, NewtonState):
         return None
-    return state._replace(w=0.0 * state.w, intercept=0.0)
+    return state._replace(w=0.0 * state.w, intercept=0.0, smoothing=None)
 
 
 def solve_newton_svm(
@@ -108,7 +107,7 @@ def solve_newton_svm(
     /,
     *,
     tol: float = 1e-6,
-    max_iter: int = 50,
+    max_iter: int = 500,
     state: NewtonState | None = None,
     xp: ModuleType,
 ) -> SVMSolution:
@@ -262,11 +261,13 @@ def _solve_newton_svm(
     n_iter, best, best_gap = 0, None, math.inf
     while True:
         loss = smoothed_hinge(smoothing)
+        steps.capped = False
         v, b, taken, exact = steps.run(loss, v, b, 0.0, max_iter - n_iter)
+        n_iter += taken
         if steps.capped and best is not None:
             break  # C/(2h) magnifies the Gram's rounding past the identity: h is too small
-        n_iter += taken
-        solution = steps.solution(loss, v, b, n_iter, exact, smoothing, state=(gram, V))
+        # the solution in float64, its gap measured so (float32 features: their own rounding)
+        solution = steps.solution(loss, v, b, n_iter, exact, smoothing, state=(gram, V), wide=True)
         gap = _primal_gap(problem, d, solution, xp=xp)
         if gap >= best_gap:
             break  # the gap, about proportional to h, no longer falls: rounding, not h, rules
@@ -274,7 +275,16 @@ def _solve_newton_svm(
         if gap <= tol or n_iter >= max_iter:
             break
         smoothing *= SMOOTHING_FACTOR  # (a larger jump costs more steps than it saves)
-    return best._replace(n_iter=n_iter, converged=best_gap <= tol)
+    return _narrowed(best, V.dtype, xp=xp)._replace(n_iter=n_iter, converged=best_gap <= tol)
+
+
+def _narrowed(solution: SVMSolution, dtype: Any, *, xp: ModuleType) -> SVMSolution:
+    """``solution``'s arrays in ``dtype`` (the features')."""
+    alpha, w, decision, intercept = (
+        xp.astype(a, dtype)
+        for a in (solution.alpha, solution.w, solution.decision, solution.intercept)
+    )
+    return solution._replace(alpha=alpha, w=w, decision=decision, intercept=intercept)
 
 
 class _Steps:
@@ -311,6 +321,7 @@ class _Steps:
         converged = False
         n_iter = 0
         slack = 1.0 - y * (decision + b)
+        last_objective = math.inf
         for _ in range(max_iter):
             n_iter += 1
             segment = loss.segment(slack, xp=xp)
@@ -319,6 +330,8 @@ class _Steps:
             objective = 0.5 * ridge * float(xp.sum(v * v)) + C * float(
                 xp.sum(weighted(loss.value(slack, xp=xp)))
             )
+            if last_objective - objective <= ROUNDING * abs(objective):
+                break  # the last step gained nothing this arithmetic resolves: stalled
             # the gradient's and the Hessian's border's products in one pass
             inside = weighted(xp.astype(curved, xp.float64))
             products = _products(V, xp.stack([weighted(y * slope), inside], axis=1), xp=xp)
@@ -328,12 +341,14 @@ class _Steps:
                 V, self.gram, curved, self.weights, root, ridge, C * kappa, xp=xp
             )
             self.capped = self.capped or not exact
+            last_objective = objective
             scale = C * kappa
             border = scale * root * products[:, 1]
             p = cho_solve(factor, grad_v, xp=xp)
             q = cho_solve(factor, border, xp=xp)
             corner = scale * float(xp.sum(inside))  # the intercept's own curvature
             schur = corner - float(xp.sum(border * q))
+            newton = exact and schur > ROUNDING * corner  # else not the quadratic's minimiser
             if schur > ROUNDING * corner:
                 step_b = (float(xp.sum(border * p)) - grad_b) / schur
             else:  # the intercept's column is (nearly) in the others' span, or b has no
@@ -342,10 +357,16 @@ class _Steps:
                 step_b = -grad_b / (corner if corner > 0.0 else scale)
             step_v = -(p + q * step_b)
             decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
+            size = max(float(xp.max(xp.abs(step_v))), abs(step_b))
+            if size > 2.0**256:  # (a singular Hessian's step at a huge C) scaled by a power of
+                # two, exactly, so that its squares in the line search stay finite
+                unit = math.ldexp(1.0, -math.frexp(size)[1])
+                step_v, step_b = step_v * unit, step_b * unit
             step_decision = _times(V, root * step_v, xp=xp)
+            scaled_step = math.sqrt(ridge) * step_v  # (step_v alone can square past the range)
             t = line_minimum(
-                ridge * float(xp.sum(v * step_v)),
-                ridge * float(xp.sum(step_v * step_v)),
+                float(xp.sum((ridge * v) * step_v)),
+                float(xp.sum(scaled_step * scaled_step)),
                 slack,
                 y * (step_decision + step_b),
                 C if self.weights is None else C * self.weights,
@@ -359,7 +380,7 @@ class _Steps:
             if decrement <= 2.0 * max(tol, ROUNDING) * objective:
                 converged = True  # the model's predicted decrease within tol: the end is taken
                 break
-            if exact and bool(xp.all(loss.segment(slack, xp=xp) == segment)):
+            if newton and bool(xp.all(loss.segment(slack, xp=xp) == segment)):
                 converged = True  # no slack changed segment: the quadratic's minimum, exactly
                 break
         self.decision = decision
@@ -375,6 +396,7 @@ class _Steps:
         smoothing: float | None,
         *,
         state: tuple[Array, Array],
+        wide: bool = False,
     ) -> SVMSolution:
         """The SVM solution at ``(v, b)``: ``α = C w L'(ξ)``, the dual point of the optimum of
         ``loss``; the intercept of the hinge (``smoothing`` given) is the hinge's own best for
@@ -391,7 +413,7 @@ class _Steps:
             intercept = float(best_intercept(self.decision, self.y, costs, "hinge", xp=xp))
         m, _, R = self.V.shape
         w = xp.reshape(self.root * v, (m, R))
-        dtype, dev = self.V.dtype, device_of(self.V)
+        dtype, dev = (xp.float64 if wide else self.V.dtype), device_of(self.V)
         gram, V = state
         return SVMSolution(
             xp.astype(alpha, dtype),
@@ -405,25 +427,32 @@ class _Steps:
 
 
 def _primal_gap(problem: SVMProblem, d: Array, solution: SVMSolution, *, xp: ModuleType) -> float:
-    """The relative duality gap of the squared-hinge SVM (4) for ``d`` between the solution's
-    own primal point, ``P = ½ Σ_k ‖w_k‖²/d_k + C Σ_i ξ_i²`` at its ``w`` and intercept, and
-    the dual at its ``alpha`` made feasible, ``D = 1ᵀα − ½ αᵀYK_dYα − ‖α‖²/(4C)``.
+    """The relative duality gap of the SVM (4) for ``d`` between the solution's own primal
+    point, ``P = ½ Σ_k ‖w_k‖²/d_k + C Σ_i ξ_i²`` (squared hinge; ``ξ_i`` for the hinge) at its
+    ``w`` and intercept, and the dual at its ``alpha`` made feasible,
+    ``D = 1ᵀα − ½ αᵀYK_dYα − ‖α‖²/(4C)`` (without the last term for the hinge); in float64.
 
     A primal method's ``α = 2Cξ`` is only as accurate as ``ξ`` times ``2C``: the function
     ``K_dYα`` it implies (what :func:`lrkl.lpmkl.duality_gap` measures from ``α`` alone) can be
     far from the solution's at a large ``C`` even when the solution is within ``tol``; its own
     ``w`` is the primal point to measure."""
-    y = problem.y
-    alpha = _feasible(solution.alpha, y, problem.costs(), problem.loss, xp=xp)
+    f64 = xp.float64  # in float64 whatever the features' dtype, as Newton's arithmetic is
+    m, _, R = problem.V.shape
+    y = xp.astype(problem.y, f64)
+    costs = problem.costs()
+    costs = costs if isinstance(costs, float) else xp.astype(costs, f64)
+    d = xp.astype(d, f64)
+    alpha = _feasible(xp.astype(solution.alpha, f64), y, costs, problem.loss, xp=xp)
+    w = xp.astype(solution.w, f64)
     positive = d > 0
-    norms2 = xp.sum(solution.w * solution.w, axis=1)
+    norms2 = xp.sum(w * w, axis=1)
     regulariser = 0.5 * xp.sum(xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0))
-    loss, loss_magnitude = loss_term(
-        solution.decision, solution.intercept, y, problem.costs(), problem.loss, xp=xp
-    )
-    products = _kernel_products(problem, alpha, xp=xp)
+    decision = xp.astype(solution.decision, f64)
+    intercept = xp.astype(solution.intercept, f64)
+    loss, loss_magnitude = loss_term(decision, intercept, y, costs, problem.loss, xp=xp)
+    products = xp.reshape(_products(problem.V, (y * alpha)[:, None], xp=xp), (m, R))
     quadratic = 0.5 * xp.sum(d[:, None] * products * products)
-    penalty = dual_penalty(alpha, problem.costs(), problem.loss, xp=xp)
+    penalty = dual_penalty(alpha, costs, problem.loss, xp=xp)
     primal = regulariser + loss
     dual = xp.sum(alpha) - quadratic - penalty
     magnitude = regulariser + loss_magnitude + xp.sum(alpha) + quadratic + penalty
