@@ -364,13 +364,25 @@ class LowRankFeatures(LRKLTransformer):
 
 def _fused(kernels: list[Kernel], ranks: list[int], features: LowRankFeatures) -> bool:
     """Whether the Nyström factors of ``kernels`` (on the same landmarks) are made in one pass,
-    their distances once per row block (:func:`lrkl.lowrank._nystrom._nystrom_gaussians`):
-    several Gaussian kernels, on the same rows (``n_landmarks`` given, or equal ranks), whose
-    widths span at most :data:`FUSED_SPAN` (the distances are scaled from the largest width's:
-    past that the smaller widths' blocks would come from a capped far-path scaling)."""
+    their distances once per row block (:func:`lrkl.lowrank._nystrom._nystrom_gaussians`): a
+    :func:`_gaussian_set`, on the same rows (``n_landmarks`` given, or equal ranks)."""
     same_rows = features.n_landmarks is not None or len(set(ranks)) == 1
-    gaussian = len(kernels) > 1 and all(type(k) is Gaussian for k in kernels)
-    if not (gaussian and same_rows):
+    return same_rows and _gaussian_set(kernels)
+
+
+def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
+    """Whether ``factors`` are Nyström factors of a :func:`_gaussian_set` on the same
+    landmarks, whose new points' distances are taken once (:func:`_transform_gaussians`)."""
+    nystrom = all(f.projection is not None for f in factors)
+    same = all(f.pivots == factors[0].pivots for f in factors)
+    return nystrom and same and _gaussian_set([f.kernel for f in factors])
+
+
+def _gaussian_set(kernels: list[Kernel]) -> bool:
+    """Several Gaussian kernels whose widths span at most :data:`FUSED_SPAN` (their distances
+    are scaled from the largest width's: past that the smaller widths' blocks would come from a
+    capped far-path scaling)."""
+    if len(kernels) < 2 or not all(type(k) is Gaussian for k in kernels):
         return False
     gammas = [float(k.gamma) for k in kernels]
     return max(gammas) <= FUSED_SPAN * min(gammas)
@@ -378,18 +390,6 @@ def _fused(kernels: list[Kernel], ranks: list[int], features: LowRankFeatures) -
 
 #: The largest ratio of Gaussian widths whose factors share one distance pass.
 FUSED_SPAN = 2.0**40
-
-
-def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
-    """Whether ``factors`` are Nyström factors of several Gaussian kernels on the same
-    landmarks, whose new points' distances are taken once (:func:`_transform_gaussians`)."""
-    return (
-        len(factors) > 1
-        and all(type(f.kernel) is Gaussian and f.projection is not None for f in factors)
-        and all(f.pivots == factors[0].pivots for f in factors)
-        and max(f.kernel.gamma for f in factors)
-        <= FUSED_SPAN * min(f.kernel.gamma for f in factors)
-    )
 
 
 def draws_by_leverage(centres: str, method: str) -> bool:

@@ -81,15 +81,16 @@ class Piecewise(NamedTuple):
                 out = xp.where(segment == k, value, out)
         return out
 
-    def value(self, xi: Array, *, xp: ModuleType) -> Array:
+    def value(self, xi: Array, *, xp: ModuleType, segment: Array | None = None) -> Array:
         """``L(ξ)``: on segment k, ``offset_k + slopes[k] ξ + curvatures[k] ξ²/2`` with the
-        offsets that make it continuous (0 on the first segment)."""
+        offsets that make it continuous (0 on the first segment); ``segment``, when given,
+        is :meth:`segment` of ``xi`` (not computed again)."""
         offsets, offset = [0.0], 0.0
         for k, knot in enumerate(self.knots):
             offset += (self.slopes[k] - self.slopes[k + 1]) * knot
             offset += (self.curvatures[k] - self.curvatures[k + 1]) * knot * knot / 2.0
             offsets.append(offset)
-        segment = self.segment(xi, xp=xp)
+        segment = self.segment(xi, xp=xp) if segment is None else segment
         pick = self._pick
         return (
             pick(tuple(offsets), segment, xp=xp)
@@ -97,9 +98,9 @@ class Piecewise(NamedTuple):
             + pick(self.curvatures, segment, xp=xp) * (0.5 * xi * xi)
         )
 
-    def derivative(self, xi: Array, *, xp: ModuleType) -> Array:
-        """``L'(ξ)``."""
-        segment = self.segment(xi, xp=xp)
+    def derivative(self, xi: Array, *, xp: ModuleType, segment: Array | None = None) -> Array:
+        """``L'(ξ)`` (``segment`` as in :meth:`value`)."""
+        segment = self.segment(xi, xp=xp) if segment is None else segment
         pick = self._pick
         return pick(self.slopes, segment, xp=xp) + pick(self.curvatures, segment, xp=xp) * xi
 
@@ -108,10 +109,11 @@ class Piecewise(NamedTuple):
         """``L''`` on the curved segment."""
         return max(self.curvatures)
 
-    def curved(self, xi: Array, *, xp: ModuleType) -> Array:
-        """Whether each slack lies on the curved segment (the Hessian's rows)."""
+    def curved(self, xi: Array, *, xp: ModuleType, segment: Array | None = None) -> Array:
+        """Whether each slack lies on the curved segment (the Hessian's rows; ``segment`` as in
+        :meth:`value`)."""
         k = self.curvatures.index(self.curvature)
-        return self.segment(xi, xp=xp) == k
+        return (self.segment(xi, xp=xp) if segment is None else segment) == k
 
 
 #: ``max(0, ξ)²``.

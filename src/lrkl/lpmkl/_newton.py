@@ -325,10 +325,10 @@ class _Steps:
         for _ in range(max_iter):
             n_iter += 1
             segment = loss.segment(slack, xp=xp)
-            slope = loss.derivative(slack, xp=xp)  # L'(ξ)
-            curved = loss.curved(slack, xp=xp)
+            slope = loss.derivative(slack, xp=xp, segment=segment)  # L'(ξ)
+            curved = loss.curved(slack, xp=xp, segment=segment)
             objective = 0.5 * ridge * float(xp.sum(v * v)) + C * float(
-                xp.sum(weighted(loss.value(slack, xp=xp)))
+                xp.sum(weighted(loss.value(slack, xp=xp, segment=segment)))
             )
             if last_objective - objective <= ROUNDING * abs(objective):
                 break  # the last step gained nothing this arithmetic resolves: stalled
