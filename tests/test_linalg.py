@@ -233,3 +233,83 @@ def test_upper_gram_is_the_product_with_the_transpose(xp, n):
     U = np.triu(rng.normal(size=(n, n)))
     got = L.upper_gram(xp.asarray(U), xp=xp, block=64)
     np.testing.assert_allclose(B.to_numpy(got), U @ U.T, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------- two factors in one array (the pcg solver's)
+
+
+def _stored(U: np.ndarray, *, lower: bool, unit: bool) -> np.ndarray:
+    """What cholesky_into writes: U (rows divided by its diagonal with unit), transposed lower."""
+    U = U / np.diag(U)[:, None] if unit else U
+    return U.T if lower else U
+
+
+@pytest.mark.parametrize("k", [1, 4, 9, 13])
+@pytest.mark.parametrize(("lower", "unit"), [(False, False), (True, True), (True, False)])
+def test_cholesky_into_writes_one_triangle_and_leaves_the_other(backend, rng, k, lower, unit):
+    a = _spd(rng, k)
+    garbage = rng.standard_normal((k, k))
+    out = backend.asarray(garbage)
+    source = a + np.tril(rng.standard_normal((k, k)), -1)  # only the upper triangle is read
+    diagonal = L.cholesky_into(
+        backend.asarray(source), out, xp=backend.xp, shift=0.25, lower=lower, unit=unit, block=4
+    )
+    U = np.linalg.cholesky(a + 0.25 * np.eye(k)).T  # NumPy's dense potrf: the reference
+    np.testing.assert_allclose(B.to_numpy(diagonal), np.diag(U), rtol=1e-12)
+    got, expected = B.to_numpy(out), _stored(U, lower=lower, unit=unit)
+    written = (np.tril if lower else np.triu)(np.ones((k, k), dtype=bool), -1 if lower else 1)
+    written |= np.eye(k, dtype=bool) & (not unit)
+    np.testing.assert_allclose(got[written], expected[written], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(got[~written], garbage[~written])  # bit for bit untouched
+
+
+def test_cholesky_into_in_place_and_from_float32(backend, rng):
+    a = _spd(rng, 11)
+    x = backend.asarray(a.copy())
+    L.cholesky_into(x, x, xp=backend.xp, block=4)  # S is out: T in K's place
+    U = np.linalg.cholesky(a).T
+    np.testing.assert_allclose(np.triu(B.to_numpy(x)), U, rtol=1e-10, atol=1e-12)
+    out = backend.asarray(np.zeros((11, 11)))
+    narrow = backend.asarray(a, dtype=backend.xp.float32)
+    L.cholesky_into(narrow, out, xp=backend.xp, block=4)  # widened block by block
+    U32 = np.linalg.cholesky(a.astype(np.float32).astype(np.float64)).T
+    np.testing.assert_allclose(np.triu(B.to_numpy(out)), U32, rtol=1e-10, atol=1e-12)
+
+
+def test_cholesky_into_names_the_failing_pivot(backend):
+    a = np.diag([1.0, 2.0, 3.0, -1.0, 5.0, 6.0])
+    with pytest.raises(L.NotPositiveDefiniteError, match="failed at pivot 3"):
+        L.cholesky_into(
+            backend.asarray(a), backend.asarray(np.zeros((6, 6))), xp=backend.xp, block=2
+        )
+
+
+@pytest.mark.parametrize(("lower", "unit"), [(False, False), (True, True), (True, False)])
+@pytest.mark.parametrize("trans", [False, True])
+@pytest.mark.parametrize("one_d", [False, True])
+def test_triangular_solve_and_product_read_one_triangle(backend, rng, lower, unit, trans, one_d):
+    k = 10
+    a = rng.standard_normal((k, k)) + 4 * np.eye(k)  # the other triangle (and diagonal) junk
+    t = np.tril(a) if lower else np.triu(a)
+    if unit:
+        t = t - np.diag(np.diag(t)) + np.eye(k)
+    t = t.T if trans else t
+    b = rng.standard_normal(k) if one_d else rng.standard_normal((k, 3))
+    kw = {"xp": backend.xp, "lower": lower, "trans": trans, "unit_diagonal": unit}
+    x = L.solve_triangular(backend.asarray(a), backend.asarray(b), **kw)
+    np.testing.assert_allclose(t @ B.to_numpy(x), b, rtol=1e-10, atol=1e-10)
+    product = L.triangular_product(backend.asarray(a), backend.asarray(b), block=4, **kw)
+    np.testing.assert_allclose(B.to_numpy(product), t @ b, rtol=1e-12, atol=1e-12)
+
+
+def test_upper_gram_reads_the_upper_triangle_scales_downdates_and_narrows(xp, rng):
+    n = 11
+    U = np.triu(rng.normal(size=(n, n)))
+    junk = U + np.tril(rng.normal(size=(n, n)), -1)
+    v = rng.normal(size=n)
+    got = L.upper_gram(
+        xp.asarray(junk), xp=xp, block=4, scale=0.25, minus=xp.asarray(v), dtype=xp.float32
+    )
+    assert got.dtype == xp.float32
+    expected = 0.25 * U @ U.T - np.outer(v, v)
+    np.testing.assert_allclose(B.to_numpy(got), expected, rtol=1e-6, atol=1e-6)

@@ -148,9 +148,10 @@ def test_the_iteration_cap_warns_and_verbose_reports(capsys):
 
 
 def test_auto_chooses_pcg_where_the_features_exceed_the_budget():
-    X, y = _data(n=1000)
-    n, M = 1000, 200
+    X, y = _data(n=2000)
+    n, M = 2000, 200
     budget = n * M * 8 - 1  # the features do not fit; the factors and the cache do not either
+    assert factor_bytes(M) < budget
     model = LowRankRidge(rank=M, random_state=0, memory_budget=budget).fit(X, y)
     assert model.solver_ == "pcg"
     direct = LowRankRidge(rank=M, random_state=0).fit(X, y)
@@ -190,7 +191,7 @@ def test_pcg_refuses_what_it_cannot_solve(params, needs):
 
 def test_pcg_refuses_factors_beyond_the_budget_before_allocating():
     X, y = _data(n=300)
-    with pytest.raises(MemoryError, match="three 200 × 200 float64 factors"):
+    with pytest.raises(MemoryError, match="two 200 × 200 arrays of factors"):
         LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200) - 1).fit(X, y)
 
 
@@ -301,3 +302,71 @@ def test_a_preconditioner_from_more_rows_solves_the_same_problem_in_fewer_iterat
     np.testing.assert_allclose(
         scores @ more.coef + more.intercept, scores @ falkon.coef + falkon.intercept, atol=1e-6
     )
+
+
+@pytest.mark.parametrize("sample", [False, True])
+def test_float32_rows_keep_the_preconditioners_gram_in_float32_and_solve_the_same_problem(sample):
+    """T and A share one float64 array; T Tᵀ/M − t̄ t̄ᵀ is kept in X's float32 (12 M² bytes in
+    all): it only preconditions, so the solution is the float64 system's on the same values."""
+    from lrkl.kernels import check_kernels
+
+    X, y = _data(n=2000, d=5)
+    X32 = X.astype(np.float32)
+    M = 200
+    kernel = check_kernels([Gaussian()], X)[0]
+    rows = X32[:800] if sample else None
+    solutions = []
+    for data in (X32, X32.astype(np.float64)):
+        system = NystromSystem(
+            kernel,
+            data,
+            data[:M],
+            fit_intercept=True,
+            cache=True,
+            n_targets=1,
+            xp=np,
+            sample=None if rows is None else rows.astype(data.dtype),
+        )
+        assert system.factors.dtype == np.float64 and system.factors.shape == (M, M)
+        assert system.TT.dtype == data.dtype
+        solutions.append(system.solve(system.weighted(y, None), 0.1, tol=1e-9, max_iter=500))
+    narrow, wide = solutions
+    assert narrow.converged and wide.converged
+    assert abs(narrow.n_iter - wide.n_iter) <= 2
+    scores = kernel(X32.astype(np.float64), X32[:M].astype(np.float64))
+    np.testing.assert_allclose(
+        scores @ narrow.coef + narrow.intercept,
+        scores @ wide.coef + wide.intercept,
+        atol=1e-5 * np.ptp(y),
+    )
+    assert factor_bytes(M, 4) < factor_bytes(M, 8)
+
+
+def test_a_float32_gram_indefinite_by_its_rounding_raises_a_shift_not_an_error():
+    """Where the float32 gram plus λ I is indefinite (within its rounding), A's shift is raised
+    until it factors; the problem keeps λ: the same β as with the gram that factors at λ."""
+    from lrkl._linalg import NotPositiveDefiniteError, cholesky_into
+    from lrkl.kernels import check_kernels
+
+    X, y = _data(n=600, d=3)
+    X32, M = X.astype(np.float32), 150
+    kernel = check_kernels([Gaussian(gamma=0.05)], X)[0]
+    systems = [
+        NystromSystem(kernel, X32, X32[:M], fit_intercept=True, cache=True, n_targets=1, xp=np)
+        for _ in range(2)
+    ]
+    rounding = M * np.finfo(np.float32).eps * np.abs(np.diag(systems[1].TT)).max()
+    systems[1].TT -= np.float32(0.5 * rounding) * np.eye(M, dtype=np.float32)  # indefinite
+    lam = 0.1 * rounding
+    cholesky_into(systems[0].TT, np.zeros((M, M)), xp=np, shift=lam, lower=True)
+    with pytest.raises(NotPositiveDefiniteError):
+        cholesky_into(systems[1].TT, np.zeros((M, M)), xp=np, shift=lam, lower=True)
+    solutions = []
+    for system in systems:
+        targets = system.weighted(y, None)
+        solution = system.solve(targets, lam * targets.total_weight, tol=1e-10, max_iter=2000)
+        assert solution.converged
+        solutions.append(solution)
+    scores = kernel(X32.astype(np.float64), X32[:M].astype(np.float64))
+    a, b = (scores @ s.coef + s.intercept for s in solutions)
+    np.testing.assert_allclose(a, b, atol=1e-6 * np.ptp(a))

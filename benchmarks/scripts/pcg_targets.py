@@ -32,6 +32,7 @@ from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
 from lrkl import LowRankRidge, LowRankRidgeCV
+from lrkl.kernel_ridge._pcg import factor_bytes
 from lrkl.kernels import Gaussian
 
 
@@ -64,6 +65,12 @@ def agree() -> None:
     print(f"worst: {worst:.2e} of the spread; most iterations: {most}")
 
 
+def _cache_word(rows: int, centres: int, budget: float) -> str:
+    """Whether float32 rows' kernel blocks fit the budget beside the factors."""
+    needed = factor_bytes(centres, 4) + 4 * rows * centres
+    return "cached" if budget * 2**30 >= needed else "recomputed"
+
+
 def mnist(centres: int, budget: float) -> None:
     from lrkl.datasets import load_mnist
 
@@ -86,7 +93,10 @@ def mnist(centres: int, budget: float) -> None:
     model.fit(X, Y)
     seconds = time.perf_counter() - start
     error = float(np.mean(np.argmax(model.predict(X_test), axis=1) != digits.y_test))
-    print(f"MNIST, 60 000 rows float32, M = {centres}, gamma = {gamma:.5f}, budget {budget} GiB")
+    print(
+        f"MNIST, 60 000 rows float32, M = {centres}, gamma = {gamma:.5f}, budget {budget} GiB "
+        f"(kernel blocks {_cache_word(X.shape[0], centres, budget)})"
+    )
     print(f"alphas {', '.join(f'{a:.3g}' for a in model.alphas_)}")
     print(f"hold-out MSE {', '.join(f'{row[0]:.4f}' for row in model.mse_path_)}")
     print(f"chosen alpha {model.alpha_:.3g}; final fit {model.n_iter_} iterations")
@@ -111,7 +121,7 @@ def synthetic(rows: int, centres: int, budget: float) -> None:
     model.fit(X, y)
     seconds = time.perf_counter() - start
     score = r2_score(y_test, model.predict(X_test))
-    cached = "cached" if budget * 2**30 >= 24 * centres**2 + 4 * rows * centres else "recomputed"
+    cached = _cache_word(rows, centres, budget)
     print(
         f"synthetic, {rows} rows of 10 features in float32, M = {centres}, alpha = 1, "
         f"memory_budget {budget} GiB (kernel blocks {cached})"

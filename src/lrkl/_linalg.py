@@ -34,6 +34,7 @@ __all__ = [
     "cho_factor",
     "cho_solve",
     "cholesky",
+    "cholesky_into",
     "eigh",
     "lstsq",
     "orthogonalise",
@@ -41,6 +42,7 @@ __all__ = [
     "solve",
     "solve_triangular",
     "svd",
+    "triangular_product",
     "upper_gram",
 ]
 
@@ -229,47 +231,238 @@ def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) 
     return L
 
 
-def upper_gram(U: Array, /, *, xp: ModuleType, block: int = _BLOCK_SIZE) -> Array:
-    """``U Uᵀ`` for an upper triangular ``U`` (zeros below its diagonal), in ``n³/3`` flops
-    (LAPACK's ``lauum`` count; a product ignoring the zeros takes ``n³``): block ``(I, J)``,
-    ``I ≤ J``, is ``U[I, J:] U[J, J:]ᵀ``, the blocks left of ``J`` in row ``J`` being zero, and
-    the lower blocks its transpose. Array-API code (GEMMs), as the blocked Cholesky."""
+def upper_gram(
+    U: Array,
+    /,
+    *,
+    xp: ModuleType,
+    block: int = _BLOCK_SIZE,
+    scale: float = 1.0,
+    minus: Array | None = None,
+    dtype: Any = None,
+) -> Array:
+    """``scale · U Uᵀ − minus minusᵀ`` for an upper triangular ``U``, in ``n³/3`` flops (LAPACK's
+    ``lauum`` count; a product ignoring the zeros takes ``n³``): block ``(I, J)``, ``I ≤ J``, is
+    ``U[I, J:] U[J, J:]ᵀ``, the blocks left of ``J`` in row ``J`` being zero, and the lower blocks
+    its transpose. Only ``U``'s upper triangle is read (its other triangle may hold another
+    factor). Each block is computed in ``U``'s dtype and stored in ``dtype`` (default ``U``'s).
+    Array-API code (GEMMs), as the blocked Cholesky."""
     n = U.shape[0]
-    out = xp.empty((n, n), dtype=U.dtype, device=array_api_compat.device(U))
+    out = xp.empty((n, n), dtype=dtype or U.dtype, device=array_api_compat.device(U))
     for j in range(0, n, block):
         je = min(j + block, n)
-        right = xp.matrix_transpose(U[j:je, j:])
+        diagonal = _triangle(U[j:je, j:je], xp=xp, lower=False)
         for i in range(0, je, block):
             ie = min(i + block, n)
-            product = U[i:ie, j:] @ right
+            product = (diagonal if i == j else U[i:ie, j:je]) @ xp.matrix_transpose(diagonal)
+            if je < n:
+                product = product + U[i:ie, je:] @ xp.matrix_transpose(U[j:je, je:])
+            if scale != 1.0:
+                product = scale * product
+            if minus is not None:
+                product = product - minus[i:ie, None] * minus[None, j:je]
+            if product.dtype != out.dtype:
+                product = xp.astype(product, out.dtype)
             out[i:ie, j:je] = product
             if i != j:
                 out[j:je, i:ie] = xp.matrix_transpose(product)
     return out
 
 
-def solve_triangular(
-    a: Array, b: Array, /, *, xp: ModuleType, lower: bool, trans: bool = False
+def cholesky_into(
+    S: Array,
+    out: Array,
+    /,
+    *,
+    xp: ModuleType,
+    shift: float = 0.0,
+    lower: bool = False,
+    unit: bool = False,
+    block: int = _BLOCK_SIZE,
 ) -> Array:
-    """Solve ``a x = b`` (or ``aᵀ x = b`` with ``trans``) for triangular ``a``; ``b`` 1-D or 2-D."""
+    """The Cholesky factor ``U`` (upper, ``Uᵀ U = S + shift·I``) of a symmetric ``S``, written
+    into one triangle of ``out``, leaving its other triangle as it was; returns ``U``'s diagonal.
+
+    Two factors can so share one ``n × n`` array (Falkon's layout): one in the upper triangle
+    with its diagonal, the other (``lower=True``: ``Uᵀ`` in the strict lower triangle) in unit
+    form (``unit=True``: ``U``'s rows divided by its diagonal, which is returned and not
+    written). Only ``S``'s upper triangle is read, in any dtype (each block widened to
+    ``out``'s); ``S`` may be ``out`` itself (``lower=False``): each block of ``S`` is read
+    before the same block of ``U`` is written. A left-looking blocked Cholesky in array-API code:
+    ``U[K, J] = U_KK⁻ᵀ (S[K, J] − U[:K, K]ᵀ U[:K, J])``, ``n³/3`` flops in GEMMs, each diagonal
+    block factored by the backend's Cholesky (blocks of ``block`` rows, far below the sizes at
+    which OpenBLAS's threaded ``potrf`` crashes), and nothing larger than a block allocated.
+
+    Raises :class:`NotPositiveDefiniteError` with the failing pivot; ``out`` is then partly
+    written.
+    """
+    n = S.shape[0]
+    device = array_api_compat.device(out)
+    dtype = out.dtype
+
+    def source(k: int, e: int, j: int, je: int) -> Array:
+        part = S[k:e, j:je]
+        return part if part.dtype == dtype else xp.astype(part, dtype)
+
+    def factor(k: int, e: int, j: int, je: int) -> Array:  # U[k:e, j:je], off the diagonal
+        return xp.matrix_transpose(out[j:je, k:e]) if lower else out[k:e, j:je]
+
+    def put(k: int, e: int, j: int, je: int, value: Array) -> None:
+        if lower:
+            out[j:je, k:e] = xp.matrix_transpose(value)
+        else:
+            out[k:e, j:je] = value
+
+    diagonal = xp.empty(n, dtype=dtype, device=device)
+    for k in range(0, n, block):
+        e = min(k + block, n)
+        S_kk = source(k, e, k, e)
+        W = xp.where(_upper_mask(e - k, xp=xp, device=device), S_kk, xp.matrix_transpose(S_kk))
+        above = factor(0, k, k, e) if k else None
+        if above is not None:
+            W = W - xp.matrix_transpose(above) @ above
+        L_kk = _direct_cholesky(W, xp=xp, shift=shift, offset=k, size=n)  # U_KK = L_KKᵀ
+        del S_kk, W
+        diagonal[k:e] = xp.linalg.diagonal(L_kk)
+        for j in range(e, n, block):
+            je = min(j + block, n)
+            R = source(k, e, j, je)
+            if above is not None:
+                R = R - xp.matrix_transpose(above) @ factor(0, k, j, je)
+            put(k, e, j, je, solve_triangular(L_kk, R, xp=xp, lower=True))
+        _put_diagonal_block(out, k, e, L_kk, xp=xp, lower=lower, unit=unit)
+    if unit:  # U's rows divided by its diagonal: Uᵀ's columns when it is stored lower
+        for k in range(0, n, block):
+            e = min(k + block, n)
+            d = diagonal[k:e]
+            if lower:
+                out[e:, k:e] = out[e:, k:e] / d[None, :]
+            else:
+                out[k:e, e:] = out[k:e, e:] / d[:, None]
+            _put_diagonal_block(
+                out,
+                k,
+                e,
+                out[k:e, k:e] / (d[None, :] if lower else d[:, None]),
+                xp=xp,
+                lower=lower,
+                unit=True,
+                transposed=True,
+            )
+    return diagonal
+
+
+def _upper_mask(k: int, /, *, xp: ModuleType, device: Any, strict: bool = False) -> Array:
+    """``k × k`` booleans, true on and above the diagonal (above only: ``strict``)."""
+    rows = xp.arange(k, device=device)[:, None]
+    cols = xp.arange(k, device=device)[None, :]
+    return cols > rows if strict else cols >= rows
+
+
+def _put_diagonal_block(
+    out: Array,
+    k: int,
+    e: int,
+    L_kk: Array,
+    /,
+    *,
+    xp: ModuleType,
+    lower: bool,
+    unit: bool,
+    transposed: bool = False,
+) -> None:
+    """Write ``U_KK = L_kkᵀ`` (``L_kk`` as is with ``transposed``: already in place) into the
+    diagonal block of ``out``: its upper triangle (the transpose into the lower one with
+    ``lower``), the diagonal only without ``unit``, the other triangle untouched."""
+    value = L_kk if transposed or lower else xp.matrix_transpose(L_kk)
+    keep = _upper_mask(e - k, xp=xp, device=array_api_compat.device(out), strict=unit)
+    if lower:
+        keep = xp.matrix_transpose(keep)
+    out[k:e, k:e] = xp.where(keep, value, out[k:e, k:e])
+
+
+def triangular_product(
+    a: Array,
+    b: Array,
+    /,
+    *,
+    xp: ModuleType,
+    lower: bool,
+    trans: bool = False,
+    unit_diagonal: bool = False,
+    block: int = _BLOCK_SIZE,
+) -> Array:
+    """``t b`` (``tᵀ b`` with ``trans``) for ``t`` the lower (or upper) triangle of ``a`` (ones
+    on its diagonal with ``unit_diagonal``); ``a``'s other triangle is not read. Blocked:
+    GEMMs off the diagonal, a masked ``block × block`` product on it."""
+    if trans:
+        a, lower = xp.matrix_transpose(a), not lower
+    n = a.shape[0]
+    out = None
+    for i in range(0, n, block):
+        ie = min(i + block, n)
+        part = _triangle(a[i:ie, i:ie], xp=xp, lower=lower, unit=unit_diagonal) @ b[i:ie, ...]
+        if lower and i:
+            part = part + a[i:ie, :i] @ b[:i, ...]
+        if not lower and ie < n:
+            part = part + a[i:ie, ie:] @ b[ie:, ...]
+        if out is None:
+            out = xp.empty((n, *b.shape[1:]), dtype=part.dtype, device=array_api_compat.device(b))
+        out[i:ie, ...] = part
+    return b if out is None else out
+
+
+def _triangle(a: Array, /, *, xp: ModuleType, lower: bool, unit: bool = False) -> Array:
+    """``a``'s lower (or upper) triangle with its diagonal (ones with ``unit``), zeros elsewhere."""
+    keep = _upper_mask(a.shape[0], xp=xp, device=array_api_compat.device(a), strict=unit)
+    if lower:
+        keep = xp.matrix_transpose(keep)
+    out = xp.where(keep, a, xp.zeros_like(a))
+    if unit:
+        eye = xp.eye(a.shape[0], dtype=a.dtype, device=array_api_compat.device(a))
+        out = out + eye
+    return out
+
+
+def solve_triangular(
+    a: Array,
+    b: Array,
+    /,
+    *,
+    xp: ModuleType,
+    lower: bool,
+    trans: bool = False,
+    unit_diagonal: bool = False,
+) -> Array:
+    """Solve ``t x = b`` (or ``tᵀ x = b`` with ``trans``) for ``t`` the lower (or upper) triangle
+    of ``a``, ones on its diagonal with ``unit_diagonal``; ``a``'s other triangle (and its
+    diagonal with ``unit_diagonal``) is not read. ``b`` 1-D or 2-D."""
     kind = _kind(xp)
     if kind == "numpy":
         return scipy.linalg.solve_triangular(
-            a, b, lower=lower, trans=1 if trans else 0, check_finite=False
+            a,
+            b,
+            lower=lower,
+            trans=1 if trans else 0,
+            unit_diagonal=unit_diagonal,
+            check_finite=False,
         )
     if kind == "cupy":
         import cupyx.scipy.linalg
 
-        return cupyx.scipy.linalg.solve_triangular(a, b, lower=lower, trans=1 if trans else 0)
+        return cupyx.scipy.linalg.solve_triangular(
+            a, b, lower=lower, trans=1 if trans else 0, unit_diagonal=unit_diagonal
+        )
     if trans:
         a, lower = xp.matrix_transpose(a), not lower
     if kind == "torch":
         import torch
 
         rhs = b[:, None] if b.ndim == 1 else b
-        out = torch.linalg.solve_triangular(a, rhs, upper=not lower)
+        out = torch.linalg.solve_triangular(a, rhs, upper=not lower, unitriangular=unit_diagonal)
         return out[:, 0] if b.ndim == 1 else out
-    # Generic fallback: a dense LU solve, O(k³) instead of the O(k²) of a triangular solve.
+    # Generic fallback: a dense LU solve of the masked triangle, O(k³) instead of O(k²).
+    a = _triangle(a, xp=xp, lower=lower, unit=unit_diagonal)
     return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
 
 

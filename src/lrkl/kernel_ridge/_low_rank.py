@@ -91,9 +91,9 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         means half of the memory of X's device (the host's for NumPy arrays). A default rank is
         cut to fit it; a given rank whose features exceed it raises a MemoryError before
         anything is allocated. A Dask ``X``'s features are computed in passes and not held.
-        With ``solver="pcg"`` it bounds the M × M factors (``24 M²`` bytes) and decides
-        whether the n × M kernel block is cached (in X's dtype) or recomputed in every
-        iteration.
+        With ``solver="pcg"`` it bounds the M × M factors (``16 M²`` bytes, ``12 M²`` for
+        float32 X) and decides whether the n × M kernel block is cached (in X's dtype) or
+        recomputed in every iteration.
     solver : {"auto", "features", "pcg"}, default="auto"
         ``"features"``: the n × k features in memory and their ridge problem solved by a
         Cholesky factorisation of ``ZᵀZ`` (``O(n k²)``). ``"pcg"``: Nyström with one kernel

@@ -25,6 +25,13 @@ is small against what M centres can resolve). Each iteration is one pass over th
 read from a cache of K_nM when it fits the memory budget) and four M × M triangular solves.
 A new α costs one Cholesky factorisation of ``T Tᵀ / M − t̄ t̄ᵀ + λ I`` (``T Tᵀ`` is kept);
 new weights (a validation fold's) one pass for ``μ``, ``ȳ`` and ``r``.
+
+Memory (Falkon's layout): ``T`` and ``A`` share one M × M float64 array, ``T`` in its upper
+triangle with its diagonal, ``Aᵀ`` in its strict lower triangle in unit form (``A``'s rows
+divided by its diagonal, kept aside); ``T Tᵀ/M − t̄ t̄ᵀ`` is a second M × M array in X's dtype.
+It only sets the preconditioner (``B`` is a change of variables: the solution does not depend
+on it), so float32 rows keep it in float32, ``12 M²`` bytes in all against ``16 M²``; where its
+rounding makes ``… + λ I`` indefinite, ``A``'s shift is raised until it factors.
 """
 
 from __future__ import annotations
@@ -37,7 +44,13 @@ from array_api_compat import is_numpy_namespace
 
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
-from lrkl._linalg import cholesky, solve_triangular, upper_gram
+from lrkl._linalg import (
+    NotPositiveDefiniteError,
+    cholesky_into,
+    solve_triangular,
+    triangular_product,
+    upper_gram,
+)
 from lrkl._threads import plan_chunks, run_chunks
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
@@ -52,10 +65,12 @@ PCG_MAX_ITER = 100
 PASS_CHUNK = 256
 
 
-def factor_bytes(M: int) -> int:
-    """Bytes of the M × M float64 arrays the pcg solve holds at once at its peak (``K_MM``
-    and ``T`` while ``T`` is factored; then ``T``, ``T Tᵀ`` and ``A``)."""
-    return 3 * M * M * 8
+def factor_bytes(M: int, gram_itemsize: int = 8) -> int:
+    """Bytes of the M × M arrays the pcg solve holds: ``T`` and ``A`` in one float64 array,
+    ``T Tᵀ/M − t̄ t̄ᵀ`` in ``gram_itemsize`` bytes per value (X's dtype), and the blocked
+    factorisations' workspace (three float64 blocks of at most 2048²)."""
+    block = min(M, 2048)
+    return (8 + gram_itemsize) * M * M + 3 * block * block * 8
 
 
 class WeightedTargets(NamedTuple):
@@ -121,35 +136,49 @@ class NystromSystem:
         self.cached = cache
         if cache:
             self.rows = self.run.map(self._block, X, tail=(M,), dtype=X.dtype)
-        # The preconditioner's λ-free part: T (upper) of K_MM + δI, and T Tᵀ/M − t̄ t̄ᵀ.
+        # The preconditioner's λ-free part: T (upper) of K_MM + δI, factored in K_MM's place
+        # (the array A later shares), and T Tᵀ/M − t̄ t̄ᵀ, in X's dtype where that is narrower.
         S_wide = S if S.dtype == wide else xp.astype(S, wide)
-        K_MM = kernel._evaluate(S_wide, S_wide, xp=xp)
-        K_MM = 0.5 * (K_MM + xp.matrix_transpose(K_MM))
-        self.jitter = landmark_jitter(K_MM, xp=xp)
-        self.T = cholesky(K_MM, xp=xp, lower=False, shift=self.jitter)
-        del K_MM
+        factors = kernel._evaluate(S_wide, S_wide, xp=xp)
+        self.jitter = landmark_jitter(factors, xp=xp)
+        cholesky_into(factors, factors, xp=xp, shift=self.jitter)  # T: the upper triangle
+        self.factors = factors
+        gram_dtype = X.dtype if xp.finfo(X.dtype).bits < xp.finfo(wide).bits else wide
+        ones = xp.ones(M, dtype=wide, device=device_of(factors))
         if sample is None or sample.shape[0] <= M:  # Falkon's: the centres' own rows
-            TT = upper_gram(self.T, xp=xp)  # T Tᵀ in M³/3 flops
-            TT /= M
-            t_mean = xp.sum(self.T, axis=1) / M
+            t_mean = self._T_times(ones) / M
+            TT = upper_gram(  # in M³/3 flops
+                factors,
+                xp=xp,
+                scale=1.0 / M,
+                minus=t_mean if fit_intercept else None,
+                dtype=gram_dtype,
+            )
         else:
             TT, t_mean = self._sample_gram(sample)
-        if fit_intercept:
-            for rows in row_slices(M, M):  # the rank-one downdate, a block of rows at a time
-                TT[rows, :] -= t_mean[rows, None] * t_mean[None, :]
+            if fit_intercept:
+                for rows in row_slices(M, M):  # the rank-one downdate, a block of rows at a time
+                    TT[rows, :] -= t_mean[rows, None] * t_mean[None, :]
+            TT = TT if TT.dtype == gram_dtype else xp.astype(TT, gram_dtype)
         self.TT = TT
+        self._A_for: float | None = None  # the λ whose A the lower triangle holds
+        self._A_diagonal: Array | None = None
+
+    def _T_times(self, v: Array) -> Array:
+        """``T v``."""
+        return triangular_product(self.factors, v, xp=self.xp, lower=False)
 
     def _sample_gram(self, sample: Array) -> tuple[Array, Array]:
         """``QᵀQ / s`` and Q's column means for ``Q = K_sM T⁻¹`` on the ``s`` rows ``sample``,
         accumulated over blocks of rows (``s × M`` is never held)."""
         xp, s, M = self.xp, sample.shape[0], self.S.shape[0]
-        gram = xp.zeros((M, M), dtype=self.wide, device=device_of(self.T))
-        sums = xp.zeros(M, dtype=self.wide, device=device_of(self.T))
+        gram = xp.zeros((M, M), dtype=self.wide, device=device_of(self.factors))
+        sums = xp.zeros(M, dtype=self.wide, device=device_of(self.factors))
         for rows in row_slices(s, M):
             block = self._block(sample[rows, ...])
             block = block if block.dtype == self.wide else xp.astype(block, self.wide)
             Q_t = solve_triangular(
-                self.T, xp.matrix_transpose(block), xp=xp, lower=False, trans=True
+                self.factors, xp.matrix_transpose(block), xp=xp, lower=False, trans=True
             )
             gram += Q_t @ xp.matrix_transpose(Q_t)
             sums += xp.sum(Q_t, axis=1)
@@ -274,11 +303,32 @@ class NystromSystem:
 
     def preconditioned(self, targets: WeightedTargets, alpha: float) -> Preconditioned:
         """The system ``Bᵀ H B γ = Bᵀ r`` at ``α > 0``: one Cholesky factorisation of
-        ``T Tᵀ/M − t̄ t̄ᵀ + λ I``."""
+        ``T Tᵀ/M − t̄ t̄ᵀ + λ I`` into the factors' lower triangle (none where it holds this λ's:
+        one system at a time)."""
         lam = alpha / targets.total_weight
-        return Preconditioned(
-            self, targets, lam, cholesky(self.TT, xp=self.xp, lower=False, shift=lam)
-        )
+        if self._A_for != lam or self._A_diagonal is None:
+            self._A_for = None  # the lower triangle is overwritten: valid again once factored
+            self._A_diagonal = self._factor_A(lam)
+            self._A_for = lam
+        return Preconditioned(self, targets, lam, self._A_diagonal)
+
+    def _factor_A(self, lam: float) -> Array:
+        """``A``'s diagonal, its rows divided by it in the factors' strict lower triangle. A
+        float32 ``T Tᵀ/M − t̄ t̄ᵀ`` may be indefinite by its rounding where λ lies below it: the
+        shift is then raised, tenfold from that rounding, until it factors (``A`` only
+        preconditions; the problem keeps λ)."""
+        xp, TT = self.xp, self.TT
+        rounding = 0.0
+        if TT.dtype != self.wide:
+            top = float(xp.max(xp.abs(xp.linalg.diagonal(TT))))
+            rounding = TT.shape[0] * float(xp.finfo(TT.dtype).eps) * top
+        shifts = [lam] + [lam + rounding * 10.0**k for k in range(-1, 6) if rounding]
+        for shift in shifts[:-1]:
+            try:
+                return cholesky_into(TT, self.factors, xp=xp, shift=shift, lower=True, unit=True)
+            except NotPositiveDefiniteError:
+                continue
+        return cholesky_into(TT, self.factors, xp=xp, shift=shifts[-1], lower=True, unit=True)
 
     def solve(
         self,
@@ -348,38 +398,63 @@ class NystromSystem:
 
 
 class Preconditioned(NamedTuple):
-    """``Bᵀ H B`` at one λ, ``B = T⁻¹ A⁻¹`` (:meth:`NystromSystem.preconditioned`)."""
+    """``Bᵀ H B`` at one λ, ``B = T⁻¹ A⁻¹`` (:meth:`NystromSystem.preconditioned`): ``T`` the
+    factors' upper triangle, ``A = D L̃ᵀ`` with ``L̃`` their strict lower triangle (unit
+    diagonal) and ``D`` = ``diagonal``."""
 
     system: NystromSystem
     targets: WeightedTargets
     lam: float
-    A: Array  # upper: chol(T Tᵀ/M − t̄ t̄ᵀ + λ I)
+    diagonal: Array  # shape: (M,), A's diagonal
 
-    def _solve(self, a: Array, v: Array, *, trans: bool = False) -> Array:
-        return solve_triangular(a, v, xp=self.system.xp, lower=False, trans=trans)
+    def _scale(self, v: Array) -> Array:
+        return self.diagonal[:, None] if v.ndim == 2 else self.diagonal
+
+    def _T_solve(self, v: Array, *, trans: bool = False) -> Array:
+        system = self.system
+        return solve_triangular(system.factors, v, xp=system.xp, lower=False, trans=trans)
+
+    def _A_solve(self, v: Array, *, trans: bool = False) -> Array:
+        """``A⁻¹ v = L̃⁻ᵀ D⁻¹ v``, or ``A⁻ᵀ v = D⁻¹ L̃⁻¹ v`` with ``trans``."""
+        system = self.system
+        if trans:
+            solved = solve_triangular(
+                system.factors, v, xp=system.xp, lower=True, unit_diagonal=True
+            )
+            return solved / self._scale(v)
+        return solve_triangular(
+            system.factors,
+            v / self._scale(v),
+            xp=system.xp,
+            lower=True,
+            trans=True,
+            unit_diagonal=True,
+        )
 
     def apply(self, v: Array) -> Array:
         """``Bᵀ H B v = A⁻ᵀ (T⁻ᵀ K_cᵀ W K_c B v / Σw + λ A⁻¹ v)``: one pass over the rows, four
         triangular solves (an iteration of CG)."""
-        system, T = self.system, self.system.T
-        a = self._solve(self.A, v)
-        product = system.normal_product(self.targets, self._solve(T, a))
-        inner = self._solve(T, product, trans=True) / self.targets.total_weight + self.lam * a
-        return self._solve(self.A, inner, trans=True)
+        a = self._A_solve(v)
+        product = self.system.normal_product(self.targets, self._T_solve(a))
+        inner = self._T_solve(product, trans=True) / self.targets.total_weight + self.lam * a
+        return self._A_solve(inner, trans=True)
 
     def rhs(self) -> Array:
         """``Bᵀ r``."""
-        return self._solve(
-            self.A, self._solve(self.system.T, self.targets.rhs, trans=True), trans=True
-        )
+        return self._A_solve(self._T_solve(self.targets.rhs, trans=True), trans=True)
 
     def to_coef(self, gamma: Array) -> Array:
         """``β = B γ``."""
-        return self._solve(self.system.T, self._solve(self.A, gamma))
+        return self._T_solve(self._A_solve(gamma))
 
     def from_coef(self, beta: Array) -> Array:
-        """``γ = B⁻¹ β = A T β`` (a warm start)."""
-        return self.A @ (self.system.T @ beta)
+        """``γ = B⁻¹ β = A T β = D L̃ᵀ T β`` (a warm start)."""
+        system = self.system
+        Tb = system._T_times(beta)
+        product = triangular_product(
+            system.factors, Tb, xp=system.xp, lower=True, trans=True, unit_diagonal=True
+        )
+        return self._scale(product) * product
 
 
 def decision(
