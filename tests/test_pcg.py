@@ -328,7 +328,7 @@ def test_float32_rows_keep_the_preconditioners_gram_in_float32_and_solve_the_sam
             sample=None if rows is None else rows.astype(data.dtype),
         )
         assert system.factors.dtype == np.float64 and system.factors.shape == (M, M)
-        assert system.TT.dtype == data.dtype
+        assert system.TT.dtype == (np.float64 if sample else data.dtype)  # QᵀQ/s: float64
         solutions.append(system.solve(system.weighted(y, None), 0.1, tol=1e-9, max_iter=500))
     narrow, wide = solutions
     assert narrow.converged and wide.converged
@@ -370,3 +370,31 @@ def test_a_float32_gram_indefinite_by_its_rounding_raises_a_shift_not_an_error()
     scores = kernel(X32.astype(np.float64), X32[:M].astype(np.float64))
     a, b = (scores @ s.coef + s.intercept for s in solutions)
     np.testing.assert_allclose(a, b, atol=1e-6 * np.ptp(a))
+
+
+def test_the_pcg_system_holds_no_more_than_factor_bytes_beside_its_cache():
+    """The M × M arrays (K_MM evaluated by row blocks, T and A sharing one array, the float32
+    gram) and the factorisations' work stay within factor_bytes; the kernel cache is apart."""
+    import tracemalloc
+
+    from lrkl.kernel_ridge._pcg import PASS_CHUNK, preconditioner_rows
+    from lrkl.kernels import check_kernels
+
+    n, M = 3000, 1200
+    assert preconditioner_rows(n, M) == M  # Falkon's: the gram in X's float32
+    X, y = _data(n=n, d=5)
+    X32 = X.astype(np.float32)
+    kernel = check_kernels([Gaussian()], X)[0]
+    tracemalloc.start()
+    try:
+        system = NystromSystem(
+            kernel, X32, X32[:M], fit_intercept=True, cache=False, n_targets=1, xp=np
+        )
+        system.solve(system.weighted(y, None), 1.0, tol=1e-6, max_iter=50)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    passes = 4 * PASS_CHUNK * M * 8 + 64 * n * 8  # two threads' chunks, n-vectors
+    assert peak <= factor_bytes(M, 4, n) + passes
+    assert factor_bytes(M, 4, n) < factor_bytes(M, 8, n)
+    assert factor_bytes(100, 4, 100_000) == factor_bytes(100, 8, 100_000)  # from more rows

@@ -248,7 +248,8 @@ def upper_gram(
     factor). Each block is computed in ``U``'s dtype and stored in ``dtype`` (default ``U``'s).
     Array-API code (GEMMs), as the blocked Cholesky."""
     n = U.shape[0]
-    out = xp.empty((n, n), dtype=dtype or U.dtype, device=array_api_compat.device(U))
+    out_dtype = U.dtype if dtype is None else dtype
+    out = xp.empty((n, n), dtype=out_dtype, device=array_api_compat.device(U))
     for j in range(0, n, block):
         je = min(j + block, n)
         diagonal = _triangle(U[j:je, j:je], xp=xp, lower=False)
@@ -267,6 +268,12 @@ def upper_gram(
             if i != j:
                 out[j:je, i:ie] = xp.matrix_transpose(product)
     return out
+
+
+#: The most ``block × block`` arrays :func:`cholesky_into` and :func:`upper_gram` hold at once
+#: (of their output's dtype): a source block widened, the block being formed, a GEMM's product,
+#: the diagonal block's factor and a solve's result.
+CHOLESKY_INTO_BLOCKS = 5
 
 
 def cholesky_into(
@@ -291,7 +298,8 @@ def cholesky_into(
     before the same block of ``U`` is written. A left-looking blocked Cholesky in array-API code:
     ``U[K, J] = U_KK⁻ᵀ (S[K, J] − U[:K, K]ᵀ U[:K, J])``, ``n³/3`` flops in GEMMs, each diagonal
     block factored by the backend's Cholesky (blocks of ``block`` rows, far below the sizes at
-    which OpenBLAS's threaded ``potrf`` crashes), and nothing larger than a block allocated.
+    which OpenBLAS's threaded ``potrf`` crashes), and nothing larger than a block allocated
+    (:data:`CHOLESKY_INTO_BLOCKS` of them at most at once).
 
     Raises :class:`NotPositiveDefiniteError` with the failing pivot; ``out`` is then partly
     written.
@@ -318,11 +326,12 @@ def cholesky_into(
         e = min(k + block, n)
         S_kk = source(k, e, k, e)
         W = xp.where(_upper_mask(e - k, xp=xp, device=device), S_kk, xp.matrix_transpose(S_kk))
+        del S_kk
         above = factor(0, k, k, e) if k else None
         if above is not None:
-            W = W - xp.matrix_transpose(above) @ above
+            W -= xp.matrix_transpose(above) @ above  # W is a fresh array
         L_kk = _direct_cholesky(W, xp=xp, shift=shift, offset=k, size=n)  # U_KK = L_KKᵀ
-        del S_kk, W
+        del W
         diagonal[k:e] = xp.linalg.diagonal(L_kk)
         for j in range(e, n, block):
             je = min(j + block, n)
@@ -335,10 +344,12 @@ def cholesky_into(
         for k in range(0, n, block):
             e = min(k + block, n)
             d = diagonal[k:e]
-            if lower:
-                out[e:, k:e] = out[e:, k:e] / d[None, :]
-            else:
-                out[k:e, e:] = out[k:e, e:] / d[:, None]
+            for j in range(e, n, block):  # in place, a block at a time
+                je = min(j + block, n)
+                if lower:
+                    out[j:je, k:e] /= d[None, :]
+                else:
+                    out[k:e, j:je] /= d[:, None]
             _put_diagonal_block(
                 out,
                 k,
@@ -450,6 +461,10 @@ def solve_triangular(
     if kind == "cupy":
         import cupyx.scipy.linalg
 
+        if a.flags.c_contiguous and not a.flags.f_contiguous:
+            # CuPy copies a C-ordered matrix into Fortran order (3.2 GB at 20 000 rows): solve
+            # with its transpose, the same memory in Fortran order, as SciPy does
+            a, lower, trans = a.T, not lower, not trans
         return cupyx.scipy.linalg.solve_triangular(
             a, b, lower=lower, trans=1 if trans else 0, unit_diagonal=unit_diagonal
         )

@@ -102,7 +102,7 @@ class _PCGFit:
             M = self._n_centres(X)
         if budget is None or X.shape[0] * M * xp_itemsize(X) <= budget:
             return "features"
-        return "pcg" if factor_bytes(M, xp_itemsize(X)) <= budget else "features"
+        return "pcg" if factor_bytes(M, xp_itemsize(X), X.shape[0]) <= budget else "features"
 
     def _pcg_system(
         self, kernel: Kernel, X: Array, y: Array, random_state: Any, *, xp: Any
@@ -113,7 +113,7 @@ class _PCGFit:
         n, M = X.shape[0], self._n_centres(X)
         run = executor_for(X, xp=xp)
         budget = None if run.lazy else memory_budget_of(self.memory_budget, X)
-        factors = factor_bytes(M, xp_itemsize(X))
+        factors = factor_bytes(M, xp_itemsize(X), n)
         if budget is not None and factors > budget:
             msg = (
                 f"{type(self).__name__}: solver='pcg' holds two {M} × {M} arrays of factors, "

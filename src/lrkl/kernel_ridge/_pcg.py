@@ -31,7 +31,9 @@ triangle with its diagonal, ``Aᵀ`` in its strict lower triangle in unit form (
 divided by its diagonal, kept aside); ``T Tᵀ/M − t̄ t̄ᵀ`` is a second M × M array in X's dtype.
 It only sets the preconditioner (``B`` is a change of variables: the solution does not depend
 on it), so float32 rows keep it in float32, ``12 M²`` bytes in all against ``16 M²``; where its
-rounding makes ``… + λ I`` indefinite, ``A``'s shift is raised until it factors.
+rounding makes ``… + λ I`` indefinite, ``A``'s shift is raised (:meth:`NystromSystem._factor_A`,
+at most two more factorisations). The estimate from more rows (``QᵀQ/s − q̄ q̄ᵀ``) stays
+float64. :func:`factor_bytes` counts these and the factorisations' blocks.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from array_api_compat import is_numpy_namespace
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
 from lrkl._linalg import (
+    _BLOCK_SIZE,
+    CHOLESKY_INTO_BLOCKS,
     NotPositiveDefiniteError,
     cholesky_into,
     solve_triangular,
@@ -65,12 +69,16 @@ PCG_MAX_ITER = 100
 PASS_CHUNK = 256
 
 
-def factor_bytes(M: int, gram_itemsize: int = 8) -> int:
-    """Bytes of the M × M arrays the pcg solve holds: ``T`` and ``A`` in one float64 array,
-    ``T Tᵀ/M − t̄ t̄ᵀ`` in ``gram_itemsize`` bytes per value (X's dtype), and the blocked
-    factorisations' workspace (three float64 blocks of at most 2048²)."""
-    block = min(M, 2048)
-    return (8 + gram_itemsize) * M * M + 3 * block * block * 8
+def factor_bytes(M: int, gram_itemsize: int = 8, n: int | None = None) -> int:
+    """Bytes of the M × M arrays the pcg solve holds on ``n`` rows: ``T`` and ``A`` in one
+    float64 array; ``T Tᵀ/M − t̄ t̄ᵀ`` in ``gram_itemsize`` bytes per value (X's dtype), or
+    float64 where it is estimated from more rows than the centres (:func:`preconditioner_rows`);
+    and the blocked factorisations' workspace (:data:`lrkl._linalg.CHOLESKY_INTO_BLOCKS` float64
+    blocks of at most ``_BLOCK_SIZE²``)."""
+    if n is not None and preconditioner_rows(n, M) > M:
+        gram_itemsize = 8
+    block = min(M, _BLOCK_SIZE)
+    return (8 + gram_itemsize) * M * M + CHOLESKY_INTO_BLOCKS * block * block * 8
 
 
 class WeightedTargets(NamedTuple):
@@ -139,13 +147,15 @@ class NystromSystem:
         # The preconditioner's λ-free part: T (upper) of K_MM + δI, factored in K_MM's place
         # (the array A later shares), and T Tᵀ/M − t̄ t̄ᵀ, in X's dtype where that is narrower.
         S_wide = S if S.dtype == wide else xp.astype(S, wide)
-        factors = kernel._evaluate(S_wide, S_wide, xp=xp)
+        factors = xp.empty((M, M), dtype=wide, device=device_of(S))
+        for rows in row_slices(M, M):  # K_MM by blocks of rows: no M × M temporary
+            factors[rows, :] = kernel._evaluate(S_wide[rows, ...], S_wide, xp=xp)
         self.jitter = landmark_jitter(factors, xp=xp)
         cholesky_into(factors, factors, xp=xp, shift=self.jitter)  # T: the upper triangle
         self.factors = factors
-        gram_dtype = X.dtype if xp.finfo(X.dtype).bits < xp.finfo(wide).bits else wide
         ones = xp.ones(M, dtype=wide, device=device_of(factors))
         if sample is None or sample.shape[0] <= M:  # Falkon's: the centres' own rows
+            gram_dtype = X.dtype if xp.finfo(X.dtype).bits < xp.finfo(wide).bits else wide
             t_mean = self._T_times(ones) / M
             TT = upper_gram(  # in M³/3 flops
                 factors,
@@ -159,10 +169,10 @@ class NystromSystem:
             if fit_intercept:
                 for rows in row_slices(M, M):  # the rank-one downdate, a block of rows at a time
                     TT[rows, :] -= t_mean[rows, None] * t_mean[None, :]
-            TT = TT if TT.dtype == gram_dtype else xp.astype(TT, gram_dtype)
         self.TT = TT
         self._A_for: float | None = None  # the λ whose A the lower triangle holds
         self._A_diagonal: Array | None = None
+        self._failed_shift = 0.0  # the largest shift at which the narrow gram did not factor
 
     def _T_times(self, v: Array) -> Array:
         """``T v``."""
@@ -314,21 +324,24 @@ class NystromSystem:
 
     def _factor_A(self, lam: float) -> Array:
         """``A``'s diagonal, its rows divided by it in the factors' strict lower triangle. A
-        float32 ``T Tᵀ/M − t̄ t̄ᵀ`` may be indefinite by its rounding where λ lies below it: the
-        shift is then raised, tenfold from that rounding, until it factors (``A`` only
-        preconditions; the problem keeps λ)."""
+        float32 ``T Tᵀ/M − t̄ t̄ᵀ`` differs from its float64 value by at most
+        ``r = M · ε₃₂ · max diag`` in norm, and may be indefinite by that rounding where λ lies
+        below it: the shift is then raised to ``λ + r/100``, then ``λ + r``, which factors
+        (``A`` only preconditions; the problem keeps λ). Shifts known to fail are skipped."""
         xp, TT = self.xp, self.TT
-        rounding = 0.0
+        extras = [0.0]
         if TT.dtype != self.wide:
             top = float(xp.max(xp.abs(xp.linalg.diagonal(TT))))
             rounding = TT.shape[0] * float(xp.finfo(TT.dtype).eps) * top
-        shifts = [lam] + [lam + rounding * 10.0**k for k in range(-1, 6) if rounding]
+            extras += [rounding / 100.0, rounding]
+        shifts = [lam + extra for extra in extras if lam + extra > self._failed_shift]
         for shift in shifts[:-1]:
             try:
                 return cholesky_into(TT, self.factors, xp=xp, shift=shift, lower=True, unit=True)
             except NotPositiveDefiniteError:
-                continue
-        return cholesky_into(TT, self.factors, xp=xp, shift=shifts[-1], lower=True, unit=True)
+                self._failed_shift = max(self._failed_shift, shift)
+        shift = shifts[-1] if shifts else lam + extras[-1]
+        return cholesky_into(TT, self.factors, xp=xp, shift=shift, lower=True, unit=True)
 
     def solve(
         self,
@@ -414,9 +427,16 @@ class Preconditioned(NamedTuple):
         system = self.system
         return solve_triangular(system.factors, v, xp=system.xp, lower=False, trans=trans)
 
+    def _current(self) -> NystromSystem:
+        """The system, whose lower triangle must still hold this λ's ``A``."""
+        if self.system._A_for != self.lam:
+            msg = "this preconditioner's A was overwritten by another alpha's"
+            raise RuntimeError(msg)
+        return self.system
+
     def _A_solve(self, v: Array, *, trans: bool = False) -> Array:
         """``A⁻¹ v = L̃⁻ᵀ D⁻¹ v``, or ``A⁻ᵀ v = D⁻¹ L̃⁻¹ v`` with ``trans``."""
-        system = self.system
+        system = self._current()
         if trans:
             solved = solve_triangular(
                 system.factors, v, xp=system.xp, lower=True, unit_diagonal=True
@@ -449,7 +469,7 @@ class Preconditioned(NamedTuple):
 
     def from_coef(self, beta: Array) -> Array:
         """``γ = B⁻¹ β = A T β = D L̃ᵀ T β`` (a warm start)."""
-        system = self.system
+        system = self._current()
         Tb = system._T_times(beta)
         product = triangular_product(
             system.factors, Tb, xp=system.xp, lower=True, trans=True, unit_diagonal=True
