@@ -19,9 +19,9 @@ from lrkl.kernels import Gaussian, check_kernels
 from .common import OnBackend
 
 try:  # the pcg solver (issue 36)
-    from lrkl.kernel_ridge._pcg import NystromSystem, decision
+    from lrkl.kernel_ridge._pcg import NystromSystem, decision, factor_bytes
 except ImportError:  # the commits before it, for asv's before/after comparisons
-    NystromSystem = decision = None
+    NystromSystem = decision = factor_bytes = None
 
 
 def _data(n, d=10, seed=0):
@@ -102,5 +102,5 @@ class PCGMemory:
         self.X, self.y = _data(n)
 
     def peakmem_fit(self, n, M):
-        budget = 24 * M * M + n * M * 4  # the factors, and half the float64 cache
+        budget = factor_bytes(M, 8, n) + n * M * 4  # the factors, and half the float64 cache
         LowRankRidge(rank=M, random_state=0, solver="pcg", memory_budget=budget).fit(self.X, self.y)

@@ -65,6 +65,42 @@ def agree() -> None:
     print(f"worst: {worst:.2e} of the spread; most iterations: {most}")
 
 
+def _time_parts() -> dict[str, list[float]]:
+    """Wrap the pcg module's parts with timers (``--parts``): name → [seconds, calls]."""
+    import lrkl.kernel_ridge._pcg as pcg
+
+    totals: dict[str, list[float]] = {}
+
+    def timed(owner: object, attribute: str, name: str) -> None:
+        fn = getattr(owner, attribute)
+
+        def wrapper(*args: object, **kwargs: object) -> object:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                entry = totals.setdefault(name, [0.0, 0])
+                entry[0] += time.perf_counter() - start
+                entry[1] += 1
+
+        setattr(owner, attribute, wrapper)
+
+    system = pcg.NystromSystem
+    timed(system, "__init__", "the system: cache, K_MM, T, T Tᵀ (once)")
+    timed(pcg, "cholesky_into", "blocked Cholesky: T once, then A per α")
+    timed(pcg, "upper_gram", "T Tᵀ")
+    timed(system, "solve", "CG solves, each with its A")
+    timed(system, "normal_product", "passes over the rows (one per iteration)")
+    timed(pcg, "solve_triangular", "triangular solves (four per iteration)")
+    timed(system, "weighted", "right-hand sides (a pass per set of weights)")
+    timed(system, "squared_errors", "validation errors (one pass)")
+    return totals
+
+
+def _by_time(item: tuple[str, list[float]]) -> float:
+    return -item[1][0]
+
+
 def _cache_word(rows: int, centres: int, budget: float) -> str:
     """Whether float32 rows' kernel blocks fit the budget beside the factors."""
     needed = factor_bytes(centres, 4) + 4 * rows * centres
@@ -138,14 +174,19 @@ def main() -> None:
     parser.add_argument("--centres", type=int, nargs="+", default=[20_000])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--budget", type=float, default=10.0, help="memory_budget in GiB")
+    parser.add_argument("--parts", action="store_true", help="time the pcg solver's parts")
     _report.add_rst_argument(parser, "pcg_{target}")
     args = parser.parse_args()
     with _report.capture(args.rst, target=args.target):
         if args.target == "agree":
             agree()
         elif args.target == "mnist":
+            parts = _time_parts() if args.parts else None
             for centres in args.centres:
                 mnist(centres, args.budget)
+                for name, (seconds, calls) in sorted((parts or {}).items(), key=_by_time):
+                    print(f"  {seconds:7.1f} s in {calls:4d} calls: {name}")
+                (parts or {}).clear()
         else:
             for centres in args.centres:
                 synthetic(args.rows, centres, args.budget)
