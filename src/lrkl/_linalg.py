@@ -91,13 +91,13 @@ class NotPositiveDefiniteError(ValueError):
 
 
 #: Matrices of order up to this are factored by one call of the backend's Cholesky; larger ones
-#: by :func:`_blocked_cholesky`. OpenBLAS's threaded ``potrf`` with its SkylakeX kernel (chosen on
-#: AVX-512 CPUs, AMD EPYC included) segfaults at n = 16 000 and 20 000 on 2 threads (12 000
-#: passes); below the threshold the single call is the faster one.
+#: by the blocked :func:`cholesky_into`. OpenBLAS's threaded ``potrf`` with its SkylakeX kernel
+#: (chosen on AVX-512 CPUs, AMD EPYC included) segfaults at n = 16 000 and 20 000 on 2 threads
+#: (12 000 passes); below the threshold the single call is the faster one.
 _DIRECT_MAX = 8192
 #: Order of the diagonal blocks of the blocked Cholesky: a few thousand, so that the backend's
-#: own Cholesky only ever sees matrices far below the sizes that crash, and the trailing update
-#: (most of the flops) is a GEMM with an inner dimension large enough to run at its peak.
+#: own Cholesky only ever sees matrices far below the sizes that crash, and the updates (most
+#: of the flops) are GEMMs of ``block × block`` results, large enough to run at their peak.
 _BLOCK_SIZE = 2048
 
 
@@ -106,9 +106,9 @@ def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True, shift: float = 
 
     Only the lower triangle of ``a`` is read. Matrices of order up to ``_DIRECT_MAX`` go to the
     backend's Cholesky in one call (LAPACK's ``potrf`` through SciPy on NumPy); larger ones are
-    factored by a right-looking blocked Cholesky (:func:`_blocked_cholesky`), whose memory is
-    the factor plus one block column, and which never hands the backend a matrix of the sizes at
-    which OpenBLAS's threaded ``potrf`` crashes on some CPUs.
+    factored by a left-looking blocked Cholesky (:func:`cholesky_into`), whose memory is the
+    factor plus a few blocks, and which never hands the backend a matrix of the sizes at which
+    OpenBLAS's threaded ``potrf`` crashes on some CPUs.
 
     Parameters
     ----------
@@ -134,10 +134,13 @@ def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True, shift: float = 
     n = a.shape[0]
     if n == 0:
         return xp.asarray(a, copy=True)
-    if n > _DIRECT_MAX:
-        factor = _blocked_cholesky(a, xp=xp, shift=shift, block=_BLOCK_SIZE)
-    else:
-        factor = _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)
+    if n > _DIRECT_MAX and array_api_compat.is_writeable_array(a):
+        # U = Lᵀ in a new array from a's lower triangle (the upper one of aᵀ): the blocked
+        # factorisation that the pcg solver's shared factors use too (cholesky_into)
+        U = xp.zeros_like(a)
+        cholesky_into(xp.matrix_transpose(a), U, xp=xp, shift=shift, block=_BLOCK_SIZE)
+        return xp.matrix_transpose(U) if lower else U
+    factor = _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)  # JAX: no item updates
     return factor if lower else xp.matrix_transpose(factor)
 
 
@@ -195,40 +198,6 @@ def _raise_failed_pivot(a: Array, /, *, size: int, offset: int) -> None:
     _, info = _potrf(np.array(to_numpy(a), order="F", dtype=np.float64))
     if info:
         raise NotPositiveDefiniteError(size, offset + info - 1) from None
-
-
-def _blocked_cholesky(a: Array, /, *, xp: ModuleType, shift: float, block: int) -> Array:
-    """Right-looking blocked Cholesky ``a + shift·I = L Lᵀ``, in array-API code.
-
-    For each block column ``k:e``: the diagonal block is factored by the backend's Cholesky
-    (``L₁₁``), the panel below it solved against ``L₁₁ᵀ`` (``L₂₁ = A₂₁ L₁₁⁻ᵀ``, a triangular
-    solve), and the lower triangle of the trailing matrix updated by ``A₂₂ −= L₂₁ L₂₁ᵀ`` one
-    block column at a time (GEMMs, ``n³/3`` flops in all, as ``potrf``). ``L`` overwrites a
-    copy of ``a``, in place where the backend allows item assignment; besides it, only the
-    panel (``block × (n − e)``) and one ``block × block`` product are ever allocated.
-    """
-    n = a.shape[0]
-    if not array_api_compat.is_writeable_array(a):  # JAX: no in-place updates to build on
-        return _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)
-    L = xp.asarray(a, copy=True)  # the one n × n allocation
-    for k in range(0, n, block):
-        e = min(k + block, n)
-        L_kk = _direct_cholesky(L[k:e, k:e], xp=xp, shift=shift, offset=k, size=n)
-        L[k:e, k:e] = L_kk
-        if e == n:
-            break
-        L[k:e, e:] = 0
-        panel = _panel(L_kk, xp.matrix_transpose(L[e:, k:e]), xp=xp)
-        L[e:, k:e] = xp.matrix_transpose(panel)  # L₂₁, shape (n − e, e − k)
-        # block by block, lower triangle only: each product is block × block (a GEMM of inner
-        # dimension `block`), never a temporary the size of the trailing matrix
-        for j in range(e, n, block):
-            je = min(j + block, n)
-            right = panel[:, j - e : je - e]
-            for i in range(j, n, block):
-                ie = min(i + block, n)
-                L[i:ie, j:je] -= xp.matrix_transpose(panel[:, i - e : ie - e]) @ right
-    return L
 
 
 def upper_gram(
@@ -487,18 +456,6 @@ class Factor(NamedTuple):
     lower: Array  # shape: (k, k), lower triangular
 
 
-def _panel(L_kk: Array, b: Array, /, *, xp: ModuleType) -> Array:
-    """``L_kk⁻¹ b`` for the blocked Cholesky's panel (``b = A₂₁ᵀ``, a strided view of the
-    factor being built)."""
-    if _kind(xp) == "numpy":
-        # SciPy copies the strided view into Fortran order anyway: solve in that copy, so that
-        # the panel costs one block of memory, not two.
-        return scipy.linalg.solve_triangular(
-            L_kk, b, lower=True, overwrite_b=True, check_finite=False
-        )
-    return solve_triangular(L_kk, b, xp=xp, lower=True)
-
-
 def cho_factor(a: Array, /, *, xp: ModuleType, shift: float = 0.0) -> Factor:
     """Factor a symmetric positive definite ``a + shift·I`` once for many :func:`cho_solve`
     calls (by :func:`cholesky`: blocked above ``_DIRECT_MAX`` rows).
@@ -513,7 +470,7 @@ def cho_solve(factor: Factor, b: Array, /, *, xp: ModuleType) -> Array:
     if _kind(xp) == "numpy":
         L = factor.lower
         if L.flags.c_contiguous and not L.flags.f_contiguous:
-            # the blocked factor is C-ordered: its transpose U = Lᵀ is the Fortran-ordered
+            # a C-ordered factor: its transpose U = Lᵀ is the Fortran-ordered
             # factor LAPACK reads without a copy (an n × n copy otherwise: 3.2 GB at n = 20 000)
             return scipy.linalg.cho_solve((L.T, False), b, check_finite=False)
         return scipy.linalg.cho_solve((L, True), b, check_finite=False)
