@@ -56,6 +56,18 @@ def test_blocked_cholesky_reads_the_lower_triangle_only(rng, small_blocks):
     np.testing.assert_allclose(L.cholesky(garbage, xp=np), np.linalg.cholesky(a), rtol=1e-10)
 
 
+def test_a_read_only_matrix_is_blocked_too(rng, small_blocks, monkeypatch):
+    """The blocked factor is written to a new array: a read-only matrix (a memory map) beyond
+    the direct size must not reach the one potrf that crashes on some CPUs."""
+    calls = []
+    into = L.cholesky_into
+    monkeypatch.setattr(L, "cholesky_into", lambda *a, **k: calls.append(1) or into(*a, **k))
+    a = _spd(rng, 13)
+    a.setflags(write=False)
+    np.testing.assert_allclose(L.cholesky(a, xp=np), np.linalg.cholesky(a), rtol=1e-10)
+    assert calls
+
+
 @pytest.mark.parametrize("blocked", [False, True])
 def test_cho_factor_and_solve_with_shift(backend, rng, monkeypatch, blocked):
     if blocked:

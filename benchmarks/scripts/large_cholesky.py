@@ -2,16 +2,16 @@
 
 Usage: ``python benchmarks/scripts/large_cholesky.py METHOD N [BLOCK]`` with METHOD one of
 ``scipy`` (``scipy.linalg.cholesky``, one ``potrf``), ``numpy`` (``numpy.linalg.cholesky``),
-``blocked`` (``lrkl._linalg._blocked_cholesky`` with diagonal blocks of BLOCK rows, default
-lrkl's), ``lrkl`` (``lrkl._linalg.cholesky``: direct or blocked by size) or ``eigh``
-(``lrkl._linalg.eigh``). The matrix is a Gaussian kernel of N points in 8 dimensions plus
-``1e-3 I``, built in place. Each run is its own process because OpenBLAS's threaded ``potrf``
-with the SkylakeX kernel kills the process at N = 16 000 and 20 000: ``--all`` runs the grid of
-the docs (docs/performance/linalg.rst) that way and prints one line per run (a signal is
-reported, not raised); ``--all --rst [NAME]`` also writes that grid into the performance
-section. ``extra`` is the peak resident memory of the factorisation beyond the input matrix;
-``CPU`` the process's CPU time (user + system), which on one thread (``OPENBLAS_NUM_THREADS=1``)
-is the cost of the computation whatever else the machine runs.
+``blocked`` (``lrkl._linalg.cholesky_into``, lrkl's blocked Cholesky, with diagonal blocks of BLOCK
+rows, default lrkl's), ``lrkl`` (``lrkl._linalg.cholesky``: direct or blocked by size) or ``eigh``
+(``lrkl._linalg.eigh``). The matrix is a Gaussian kernel of N points in 8 dimensions plus ``1e-3
+I``, built in place. Each run is its own process because OpenBLAS's threaded ``potrf`` with the
+SkylakeX kernel kills the process at N = 16 000 and 20 000: ``--all`` runs the grid of the docs
+(docs/performance/linalg.rst) that way and prints one line per run (a signal is reported, not
+raised); ``--all --rst [NAME]`` also writes that grid into the performance section. ``extra`` is
+the peak resident memory of the factorisation beyond the input matrix; ``CPU`` the process's CPU
+time (user + system), which on one thread (``OPENBLAS_NUM_THREADS=1``) is the cost of the
+computation whatever else the machine runs.
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ def _one(method: str, n: int, block: int | None) -> None:
         L = np.linalg.cholesky(A)
     elif method == "blocked":
         size = block or _linalg._BLOCK_SIZE
-        L = _linalg._blocked_cholesky(A, xp=np, shift=0.0, block=size)
+        U = np.zeros_like(A)
+        _linalg.cholesky_into(A.T, U, xp=np, block=size)  # reads A's lower triangle
+        L = U.T
     elif method == "lrkl":
         L = _linalg.cholesky(A, xp=np)
     elif method == "eigh":

@@ -134,13 +134,14 @@ def cholesky(a: Array, /, *, xp: ModuleType, lower: bool = True, shift: float = 
     n = a.shape[0]
     if n == 0:
         return xp.asarray(a, copy=True)
-    if n > _DIRECT_MAX and array_api_compat.is_writeable_array(a):
+    if n > _DIRECT_MAX:
         # U = Lᵀ in a new array from a's lower triangle (the upper one of aᵀ): the blocked
         # factorisation that the pcg solver's shared factors use too (cholesky_into)
-        U = xp.zeros_like(a)
-        cholesky_into(xp.matrix_transpose(a), U, xp=xp, shift=shift, block=_BLOCK_SIZE)
-        return xp.matrix_transpose(U) if lower else U
-    factor = _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)  # JAX: no item updates
+        U = xp.zeros(a.shape, dtype=a.dtype, device=array_api_compat.device(a))
+        if array_api_compat.is_writeable_array(U):  # JAX: no item updates to build on
+            cholesky_into(xp.matrix_transpose(a), U, xp=xp, shift=shift, block=_BLOCK_SIZE)
+            return xp.matrix_transpose(U) if lower else U
+    factor = _direct_cholesky(a, xp=xp, shift=shift, offset=0, size=n)
     return factor if lower else xp.matrix_transpose(factor)
 
 
