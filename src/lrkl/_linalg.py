@@ -295,7 +295,7 @@ def cholesky_into(
     for k in range(0, n, block):
         e = min(k + block, n)
         S_kk = source(k, e, k, e)
-        W = xp.where(_upper_mask(e - k, xp=xp, device=device), S_kk, xp.matrix_transpose(S_kk))
+        W = xp.where(_triangle_mask(e - k, xp=xp, device=device), S_kk, xp.matrix_transpose(S_kk))
         del S_kk
         above = factor(0, k, k, e) if k else None
         if above is not None:
@@ -333,10 +333,15 @@ def cholesky_into(
     return diagonal
 
 
-def _upper_mask(k: int, /, *, xp: ModuleType, device: Any, strict: bool = False) -> Array:
-    """``k × k`` booleans, true on and above the diagonal (above only: ``strict``)."""
+def _triangle_mask(
+    k: int, /, *, xp: ModuleType, device: Any, lower: bool = False, strict: bool = False
+) -> Array:
+    """``k × k`` booleans, true on and above the diagonal (below with ``lower``; off it only
+    with ``strict``)."""
     rows = xp.arange(k, device=device)[:, None]
     cols = xp.arange(k, device=device)[None, :]
+    if lower:
+        rows, cols = cols, rows
     return cols > rows if strict else cols >= rows
 
 
@@ -356,9 +361,9 @@ def _put_diagonal_block(
     diagonal block of ``out``: its upper triangle (the transpose into the lower one with
     ``lower``), the diagonal only without ``unit``, the other triangle untouched."""
     value = L_kk if transposed or lower else xp.matrix_transpose(L_kk)
-    keep = _upper_mask(e - k, xp=xp, device=array_api_compat.device(out), strict=unit)
-    if lower:
-        keep = xp.matrix_transpose(keep)
+    keep = _triangle_mask(
+        e - k, xp=xp, device=array_api_compat.device(out), lower=lower, strict=unit
+    )
     out[k:e, k:e] = xp.where(keep, value, out[k:e, k:e])
 
 
@@ -395,9 +400,9 @@ def triangular_product(
 
 def _triangle(a: Array, /, *, xp: ModuleType, lower: bool, unit: bool = False) -> Array:
     """``a``'s lower (or upper) triangle with its diagonal (ones with ``unit``), zeros elsewhere."""
-    keep = _upper_mask(a.shape[0], xp=xp, device=array_api_compat.device(a), strict=unit)
-    if lower:
-        keep = xp.matrix_transpose(keep)
+    keep = _triangle_mask(
+        a.shape[0], xp=xp, device=array_api_compat.device(a), lower=lower, strict=unit
+    )
     out = xp.where(keep, a, xp.zeros_like(a))
     if unit:
         eye = xp.eye(a.shape[0], dtype=a.dtype, device=array_api_compat.device(a))
