@@ -241,32 +241,28 @@ def line_minimum(
     end has ``φ' ≥ 0``. ``O(K n log(K n))`` for K knots, in ``r``'s dtype.
     """
 
-    def coefficients(segment: Array) -> tuple[Array, Array]:
-        """Term i's part of φ' = slope + curve·t on ``segment``: −s C (α + β (r − t s))."""
-        alpha = xp.astype(loss._pick(loss.slopes, segment, xp=xp), r.dtype)
-        beta = xp.astype(loss._pick(loss.curvatures, segment, xp=xp), r.dtype)
-        return -s * C * (alpha + beta * r), s * s * C * beta
-
     # the segment just after t = 0: a term on a knot moves to the side its direction takes it
     start = loss.segment(r, xp=xp)
     for k, knot in enumerate(loss.knots):
         start = xp.where((r == knot) & (s < 0.0), k + 1, start)
-    slope_part, curve_part = coefficients(start)
-    slope0 = a + xp.sum(slope_part)
-    curve0 = c + xp.sum(curve_part)
+    Cs = C * s  # term i's part of φ' on segment k: −C s (slopes[k] + curvatures[k] (r − t s))
+    slopes = xp.astype(loss._pick(loss.slopes, start, xp=xp), r.dtype)
+    curvatures = xp.astype(loss._pick(loss.curvatures, start, xp=xp), r.dtype)
+    slope0 = a - xp.sum(Cs * (slopes + curvatures * r))
+    curve0 = c + xp.sum(Cs * s * curvatures)
     taus, d_slopes, d_curves = [], [], []
     for k, knot in enumerate(loss.knots):  # knot k separates segments k and k + 1
         down = (s > 0.0) & (r > knot)
         up = (s < 0.0) & (r < knot)
         crossing = down | up
         tau = xp.where(crossing, (r - knot) / xp.where(crossing, s, 1.0), math.inf)
-        below = xp.full(r.shape, k, dtype=xp.int32, device=device_of(r))
-        slope_below, curve_below = coefficients(below)
-        slope_above, curve_above = coefficients(below + 1)
-        sign = 1.0 - 2.0 * xp.astype(up, r.dtype)  # down (+1): from above to below
+        # a term crossing down changes its part by segment k's coefficients minus k + 1's
+        d_slope = loss.slopes[k] - loss.slopes[k + 1]
+        d_curvature = loss.curvatures[k] - loss.curvatures[k + 1]
+        signed = xp.where(crossing, xp.where(up, -Cs, Cs), 0.0)
         taus.append(tau)
-        d_slopes.append(xp.where(crossing, sign * (slope_below - slope_above), 0.0))
-        d_curves.append(xp.where(crossing, sign * (curve_below - curve_above), 0.0))
+        d_slopes.append(-signed * (d_slope + d_curvature * r))
+        d_curves.append(signed * (d_curvature * s))
     tau = xp.concat(taus)
     order = xp.argsort(tau)
     tau = xp.take(tau, order)

@@ -141,28 +141,29 @@ def solve_newton_svm(
 
 
 def _blocks(V: Array, rows: Array | None, *, xp: ModuleType):
-    """Row blocks of the stacked features ``[V_1 … V_m]`` (all rows, or ``rows``), in float64."""
+    """Row blocks ``(m, rows, R)`` of the features (all rows, or ``rows``), in float64: views of
+    float64 features, copies only where the rows are taken or the dtype widened."""
     m, n, R = V.shape
     count = n if rows is None else int(rows.shape[0])
     step = max(1, BLOCK_ENTRIES // (m * R))
     for start in range(0, count, step):
         stop = min(start + step, count)
         part = V[:, start:stop, :] if rows is None else xp.take(V, rows[start:stop], axis=1)
-        block = xp.reshape(xp.permute_dims(part, (1, 0, 2)), (stop - start, m * R))
-        yield start, stop, xp.astype(block, xp.float64)
+        yield start, stop, xp.astype(part, xp.float64, copy=False)
 
 
 def _gram(V: Array, rows: Array | None, weights: Array | None, *, xp: ModuleType) -> Array:
     """``Z_rowsᵀ diag(w) Z_rows`` of the unweighted stacked features (``w`` the float64 sample
-    weights of all rows, or None for ones), float64."""
-    D = V.shape[0] * V.shape[2]
-    total = xp.zeros((D, D), dtype=xp.float64, device=device_of(V))
-    for start, stop, block in _blocks(V, rows, xp=xp):
+    weights of all rows, or None for ones), float64: one GEMM per block of the stacked rows."""
+    m, _, R = V.shape
+    total = xp.zeros((m * R, m * R), dtype=xp.float64, device=device_of(V))
+    for start, stop, part in _blocks(V, rows, xp=xp):
+        block = xp.reshape(xp.permute_dims(part, (1, 0, 2)), (stop - start, m * R))
         scaled = block
         if weights is not None:
             index = slice(start, stop) if rows is None else rows[start:stop]
-            part = weights[index] if rows is None else xp.take(weights, index)
-            scaled = block * part[:, None]
+            row_weights = weights[index] if rows is None else xp.take(weights, index)
+            scaled = block * row_weights[:, None]
         total = total + xp.matrix_transpose(block) @ scaled
     return total
 
@@ -210,15 +211,18 @@ def _hessian_factor(
 
 def _products(V: Array, U: Array, *, xp: ModuleType) -> Array:
     """``[V_1 … V_m]ᵀ U`` for a float64 ``U`` of shape (n, k), float64 (m·R, k): one pass."""
-    total = xp.zeros((V.shape[0] * V.shape[2], U.shape[1]), dtype=xp.float64, device=device_of(V))
+    m, _, R = V.shape
+    total = xp.zeros((m, R, U.shape[1]), dtype=xp.float64, device=device_of(V))
     for start, stop, block in _blocks(V, None, xp=xp):
         total = total + xp.matrix_transpose(block) @ U[start:stop, :]
-    return total
+    return xp.reshape(total, (m * R, U.shape[1]))
 
 
 def _times(V: Array, x: Array, *, xp: ModuleType) -> Array:
     """``[V_1 … V_m] x`` for a float64 ``x`` of length m·R, float64 (n,)."""
-    return xp.concat([block @ x for _, _, block in _blocks(V, None, xp=xp)])
+    m, _, R = V.shape
+    x = xp.reshape(x, (m, R, 1))
+    return xp.concat([xp.sum(block @ x, axis=0)[:, 0] for _, _, block in _blocks(V, None, xp=xp)])
 
 
 def _solve_newton_svm(
