@@ -677,15 +677,16 @@ def test_each_kernel_its_own_landmarks(n_landmarks):
     np.testing.assert_allclose(own.transform(X), own.fit_transform(X), atol=1e-10)
 
 
+@pytest.mark.parametrize("second", [Laplacian(gamma=0.5), Gaussian(gamma=0.05)])
 @pytest.mark.parametrize("method", ["nystrom", "icd"])
-def test_float32_features_are_the_float64_features_rounded(backend, method):
+def test_float32_features_are_the_float64_features_rounded(backend, method, second):
     """feature_dtype="float32": the features of float64 rows (fit and transform) are the float64
     features rounded to float32, bit for bit: the kernel values and the projection are computed
-    from the float64 rows, and only the result is rounded."""
+    from the float64 rows, and only the result is rounded (two Gaussians: from one GEMM)."""
     rng = np.random.default_rng(1)
     X = rng.normal(size=(50, 3)) + 1e4  # rows that float32 would round: X itself stays float64
     Xt = rng.normal(size=(7, 3)) + 1e4
-    kernels = [Gaussian(gamma=0.3), Laplacian(gamma=0.5)]
+    kernels = [Gaussian(gamma=0.3), second]
     params = dict(rank=6, method=method, shared_landmarks=False, random_state=2)
     wide = lowrank.LowRankFeatures(kernels, **params)
     narrow = lowrank.LowRankFeatures(kernels, feature_dtype="float32", **params)
@@ -726,3 +727,28 @@ def test_several_gaussians_in_one_pass_are_each_kernel_alone(shared, scale):
             np.testing.assert_allclose(factor.G, alone.G, rtol=1e-7, atol=1e-9)
             np.testing.assert_allclose(factor.residual, alone.residual, atol=1e-9)
         np.testing.assert_allclose(features.transform(X), features.fit_transform(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_several_gaussians_with_a_far_row_are_each_kernel_alone(backend, shared):
+    """A row so far from the landmarks that the GEMM expansion would lose its distance (past
+    1e-3/ε in γ‖x‖²) takes each kernel's own exact evaluation: the factors and the features of
+    new rows are each kernel's alone, on every backend."""
+    from lrkl.lowrank._nystrom import _nystrom
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    Xt = rng.normal(size=(5, 3))
+    Xt[0] += 3e7  # γ‖x − c‖² ≈ 1e14 · 0.5: a kernel value of 0 to every landmark
+    kernels = [Gaussian(gamma=0.1), Gaussian(gamma=0.5)]
+    features = lowrank.LowRankFeatures(
+        kernels, rank=5, method="nystrom", shared_landmarks=shared, random_state=0
+    ).fit(backend.asarray(X))
+    T = to_numpy(features.transform(backend.asarray(Xt)))
+    parts = []
+    for kernel, factor in zip(kernels, features.factors_, strict=True):
+        alone = _nystrom(kernel, X, list(factor.pivots), None, xp=np)
+        np.testing.assert_allclose(to_numpy(factor.G), alone.G, rtol=1e-7, atol=1e-9)
+        parts.append(alone._transform(Xt, xp=np))
+    np.testing.assert_allclose(T, np.concatenate(parts, axis=1), rtol=1e-7, atol=1e-9)
+    np.testing.assert_array_equal(T[0], 0.0)

@@ -24,8 +24,10 @@ __all__ = [
     "centred",
     "neg_squared_distances",
     "power_of_two_scaled",
+    "row_mean",
     "scale_error",
     "scaled_variance",
+    "stacked_gaussians",
     "variance_weights",
 ]
 
@@ -38,13 +40,7 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
     and the scaling comes after them, so that ``γ‖x − z‖²`` never squares a tiny or a huge
     number (``scale = √γ`` brings the rows to unit size).
     """
-    # The mean, summed over Z·2⁻ᵏ (2ᵏ ≥ rows: exact, the same mean bit for bit) so that rows
-    # near the dtype's largest value do not overflow the sum (rows at ±finfo.max gave k = 1 for
-    # points 2·finfo.max apart). The mean, not the midrange: with an outlier the midrange puts
-    # every other row half the range away, where the expansion cancels.
-    k = math.frexp(Z.shape[0])[1]
-    centre = xp.sum(Z * math.ldexp(1.0, -k), axis=0, keepdims=True) / Z.shape[0]
-    centre = centre * math.ldexp(1.0, k)  # shape: (1, dim)
+    centre = row_mean(Z, xp=xp)
     Xc = X - centre
     if scale != 1.0:
         Xc *= scale  # in place: the block's one copy
@@ -54,6 +50,17 @@ def centred(X: Array, Z: Array, scale: float, *, xp: ModuleType) -> tuple[Array,
     if scale != 1.0:
         Zc *= scale
     return Xc, Zc
+
+
+def row_mean(Z: Array, *, xp: ModuleType) -> Array:
+    """The mean of Z's rows, shape (1, dim), summed over ``Z·2⁻ᵏ`` (``2ᵏ ≥`` rows: exact, the
+    same mean bit for bit) so that rows near the dtype's largest value do not overflow the sum
+    (rows at ±finfo.max gave k = 1 for points 2·finfo.max apart). The mean, not the midrange:
+    with an outlier the midrange puts every other row half the range away, where the expansion
+    cancels."""
+    k = math.frexp(Z.shape[0])[1]
+    centre = xp.sum(Z * math.ldexp(1.0, -k), axis=0, keepdims=True) / Z.shape[0]
+    return centre * math.ldexp(1.0, k)
 
 
 #: Rows per chunk of a NumPy kernel block (more where the columns are few,
@@ -108,7 +115,9 @@ def _finish(d: Array, exp: bool, *, xp: ModuleType) -> Array:
 
 def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
     """:func:`neg_squared_distances`' expansion on NumPy rows ``A`` and ``B`` (centred and
-    scaled), chunk by chunk of rows: each chunk written by the GEMM, then finished in place."""
+    scaled), chunk by chunk of rows: each chunk written by the GEMM, then finished in place
+    (``half_A`` and ``half_B`` None: the GEMM's operands carry them, as in
+    :func:`stacked_gaussians`)."""
     import numpy as np
 
     out = np.empty((A.shape[0], B.shape[0]), dtype=np.result_type(A, B))
@@ -117,8 +126,9 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
     def finish(rows: slice) -> None:
         chunk = out[rows]
         np.matmul(A[rows], B_t, out=chunk)
-        chunk -= half_A[rows, None]
-        chunk -= half_B[None, :]
+        if half_A is not None:
+            chunk -= half_A[rows, None]
+            chunk -= half_B[None, :]
         np.minimum(chunk, 0.0, out=chunk)
         if exp:
             np.exp(chunk, out=chunk)
@@ -128,6 +138,56 @@ def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
     plan = plan_chunks(A.shape[0], B.shape[0], CHUNK_ROWS)
     run_chunks(finish, plan.slices, plan.workers)
     return out
+
+
+def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: ModuleType):
+    """``blocks(X) → [exp(−γ_q‖x_i − z‖²)]`` for the landmarks ``landmarks[q]`` of every Gaussian
+    kernel ``q`` (width ``gammas[q]``), stacked by columns: one GEMM per block of rows, against
+    all the landmarks at once; None where that expansion does not hold (then each kernel's
+    block is :func:`neg_squared_distances`' own).
+
+    The rows and the landmarks are centred about the landmarks' mean and scaled by ``√(2γ)``,
+    ``γ`` the largest width, as :func:`neg_squared_distances` does; each kernel's ratio
+    ``γ_q/γ ≤ 1`` and the norms go into the GEMM's operands, ``[a, ½‖a‖², 1]`` against
+    ``[r b, −r, −r ½‖b‖²]``, so that the GEMM writes ``−γ_q‖x − z‖²`` itself and only ``exp``
+    is left (on NumPy in cache-resident chunks). ``blocks`` returns None for rows whose norms
+    pass :func:`neg_squared_distances`' limit of the expansion.
+    """
+    top = max(gammas)
+    root = math.sqrt(2.0 * top)
+    Z = xp.concat(landmarks, axis=0)
+    if root >= float(xp.finfo(Z.dtype).max):
+        return None
+    dev = device_of(Z)
+    ratios = xp.concat(
+        [
+            xp.full((S.shape[0], 1), gamma / top, dtype=Z.dtype, device=dev)
+            for S, gamma in zip(landmarks, gammas, strict=True)
+        ]
+    )
+    with warnings.catch_warnings():  # an overflow to inf is told from the norms, as there
+        warnings.simplefilter("ignore", RuntimeWarning)
+        centre = row_mean(Z, xp=xp)
+        B = (Z - centre) * root
+        half_B = 0.5 * sum_each_row(B * B, xp=xp)[:, None]
+    largest_B = float(xp.max(half_B))
+    B_aug = xp.concat([B * ratios, -ratios, -ratios * half_B], axis=1)
+    numpy = is_numpy_namespace(xp)
+
+    def blocks(X: Array) -> Array | None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            A = (X - centre) * root
+            half_A = 0.5 * sum_each_row(A * A, xp=xp)[:, None]
+        if (float(xp.max(half_A)) + largest_B) * xp.finfo(A.dtype).eps >= 1e-3:
+            return None  # past the expansion's limit (neg_squared_distances' far path)
+        A_aug = xp.concat([A, half_A, xp.ones_like(half_A)], axis=1)
+        if numpy:
+            return _numpy_chunks(A_aug, B_aug, None, None, True)
+        d = A_aug @ xp.matrix_transpose(B_aug)
+        return xp.exp(xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d))))
+
+    return blocks
 
 
 def _distances_to_row(X: Array, z: Array, gamma: float, *, xp: ModuleType) -> Array:

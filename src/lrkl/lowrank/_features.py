@@ -65,10 +65,9 @@ class LowRankFeatures(LRKLTransformer):
     side, in kernel order and unweighted. New points get the factors' out-of-sample features
     (``L⁻¹ k(S, x)`` for ICD and CSI, ``projectionᵀ k(S, x)`` for Nyström). The kernel matrices
     are never formed. ICD takes all kernels in one pass per pivot; the Nyström factors of
-    several Gaussian kernels on shared landmarks are made (and new points mapped) in one pass
-    over the rows, each row block's distances to the landmarks taken once for all kernels, by
-    one GEMM (with each kernel its own landmarks, a GEMM per kernel: one over all of them was
-    slower, :func:`lrkl.lowrank._nystrom.gaussian_blocks`).
+    several Gaussian kernels are made (and new points mapped) in one pass over the rows, each
+    row block's distances to every kernel's landmarks taken by one GEMM
+    (:func:`lrkl.lowrank._nystrom.gaussian_blocks`).
 
     Parameters
     ----------
@@ -276,11 +275,13 @@ class LowRankFeatures(LRKLTransformer):
         lookahead = min(int(self.lookahead), n)
         if self.method == "icd":  # all kernels in one pass per pivot
             factors = _icd(kernels, X, ranks, self.tol, xp=xp)
-        elif self.method == "nystrom" and len(orders) == 1 and _fused(kernels, ranks, self):
-            # the same landmarks for every kernel: their distances once per row block
-            chosen, rank_of = orders[0], ranks
-            if self.n_landmarks is None:  # the full form (all ranks equal here)
-                chosen, rank_of = orders[0][: ranks[0]], [None] * len(ranks)
+        elif self.method == "nystrom" and _gaussian_set(kernels):
+            # every kernel's distances in one GEMM per row block
+            chosen = [orders[q % len(orders)] for q in range(len(kernels))]
+            rank_of: list[int | None] = list(ranks)
+            if self.n_landmarks is None:  # the full form: the first rank rows
+                chosen = [rows[:r] for rows, r in zip(chosen, ranks, strict=True)]
+                rank_of = [None] * len(ranks)
             dtype = self._dtype_of_features(X, xp=xp)
             factors = _nystrom_gaussians(kernels, X, chosen, rank_of, xp=xp, dtype=dtype)
         else:
@@ -357,25 +358,16 @@ class LowRankFeatures(LRKLTransformer):
     def _transform(self, X: Array, *, xp: ModuleType) -> Array:
         """:meth:`transform` of a validated ``X``."""
         dtype = self._dtype_of_features(X, xp=xp)
-        if self.method == "nystrom" and _shared_gaussians(self.factors_):
+        if self.method == "nystrom" and _gaussian_factors(self.factors_):
             return _transform_gaussians(self.factors_, X, dtype, xp=xp)  # one GEMM per block
         return xp.concat([f._transform(X, xp=xp, dtype=dtype) for f in self.factors_], axis=1)
 
 
-def _fused(kernels: list[Kernel], ranks: list[int], features: LowRankFeatures) -> bool:
-    """Whether the Nyström factors of ``kernels`` (on the same landmarks) are made in one pass,
-    their distances once per row block (:func:`lrkl.lowrank._nystrom._nystrom_gaussians`): a
-    :func:`_gaussian_set`, on the same rows (``n_landmarks`` given, or equal ranks)."""
-    same_rows = features.n_landmarks is not None or len(set(ranks)) == 1
-    return same_rows and _gaussian_set(kernels)
-
-
-def _shared_gaussians(factors: list[LowRankFactor]) -> bool:
-    """Whether ``factors`` are Nyström factors of a :func:`_gaussian_set` on the same
-    landmarks, whose new points' distances are taken once (:func:`_transform_gaussians`)."""
+def _gaussian_factors(factors: list[LowRankFactor]) -> bool:
+    """Whether ``factors`` are Nyström factors of a :func:`_gaussian_set`, whose new points'
+    distances are taken in one GEMM (:func:`_transform_gaussians`)."""
     nystrom = all(f.projection is not None for f in factors)
-    same = all(f.pivots == factors[0].pivots for f in factors)
-    return nystrom and same and _gaussian_set([f.kernel for f in factors])
+    return nystrom and _gaussian_set([f.kernel for f in factors])
 
 
 def _gaussian_set(kernels: list[Kernel]) -> bool:

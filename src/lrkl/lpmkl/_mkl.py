@@ -138,22 +138,29 @@ def _mkl_duality_gap(
 ) -> float:
     """:func:`mkl_duality_gap` on trusted inputs."""
     y = problem.y
-    alpha = _feasible(solution.alpha, problem.y, problem.costs(), problem.loss, xp=xp)
+    # P and D over max(C, 1): α ≤ C, and α² or (V_kᵀYα)² would overflow at C = 1e300
+    unit = 1.0 / max(problem.C, 1.0)
+    costs = problem.costs() * unit
+    alpha = _feasible(solution.alpha * unit, problem.y, costs, problem.loss, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)
     conjugate = float("inf") if p == 1.0 else p / (p - 1.0)
+
+    def eta_term(a: Array) -> Array | float:  # η/2 ‖α‖² of a scaled α (0 without η)
+        return 0.5 * eta * xp.sum(a * a) / unit if eta > 0.0 else 0.0
+
     quadratic = (
-        0.5 * eta * xp.sum(alpha * alpha)
-        + dual_penalty(alpha, problem.costs(), problem.loss, xp=xp)
-        + 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp)
+        eta_term(alpha)
+        + dual_penalty(alpha, costs, problem.loss, xp=xp)
+        + 0.5 * _power_mean_norm(xp.sum(products * products, axis=1), conjugate, xp=xp) / unit
     )
     dual = xp.sum(alpha) - quadratic
     decision = solution.decision + eta * y * solution.alpha
-    intercept = best_intercept(decision, y, problem.costs(), problem.loss, xp=xp)
-    loss, loss_magnitude = loss_term(decision, intercept, y, problem.costs(), problem.loss, xp=xp)
+    intercept = best_intercept(decision, y, costs, problem.loss, xp=xp)
+    loss, loss_magnitude = loss_term(decision, intercept, y, costs, problem.loss, xp=xp)
     norms2 = xp.sum(solution.w * solution.w, axis=1)  # ‖f_k‖²
-    regulariser = 0.5 * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
+    regulariser = 0.5 * unit * _power_mean_norm(norms2, p / (p + 1.0), xp=xp)
     # the function's own ηI part: its weights are the solution's α, not the feasible one's
-    penalty = 0.5 * eta * xp.sum(solution.alpha * solution.alpha)
+    penalty = eta_term(solution.alpha * unit)
     primal = regulariser + penalty + loss
     magnitude = xp.sum(alpha) + quadratic + regulariser + penalty + loss_magnitude
     return relative_gap(primal, dual, magnitude, xp=xp)

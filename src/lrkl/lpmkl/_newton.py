@@ -442,20 +442,23 @@ def _primal_gap(problem: SVMProblem, d: Array, solution: SVMSolution, *, xp: Mod
     ``w`` is the primal point to measure."""
     f64 = xp.float64  # in float64 whatever the features' dtype, as Newton's arithmetic is
     m, _, R = problem.V.shape
+    # P and D over max(C, 1), as the iteration's objective: α ≤ C, and the squares of α or of
+    # Vᵀyα would overflow at C = 1e300
+    unit = 1.0 / max(problem.C, 1.0)
     y = xp.astype(problem.y, f64)
     costs = problem.costs()
-    costs = costs if isinstance(costs, float) else xp.astype(costs, f64)
+    costs = costs * unit if isinstance(costs, float) else xp.astype(costs, f64) * unit
     d = xp.astype(d, f64)
-    alpha = _feasible(xp.astype(solution.alpha, f64), y, costs, problem.loss, xp=xp)
+    alpha = _feasible(xp.astype(solution.alpha, f64) * unit, y, costs, problem.loss, xp=xp)
     w = xp.astype(solution.w, f64)
     positive = d > 0
     norms2 = xp.sum(w * w, axis=1)
-    regulariser = 0.5 * xp.sum(xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0))
+    regulariser = 0.5 * unit * xp.sum(xp.where(positive, norms2 / xp.where(positive, d, 1.0), 0.0))
     decision = xp.astype(solution.decision, f64)
     intercept = xp.astype(solution.intercept, f64)
     loss, loss_magnitude = loss_term(decision, intercept, y, costs, problem.loss, xp=xp)
     products = xp.reshape(_products(problem.V, (y * alpha)[:, None], xp=xp), (m, R))
-    quadratic = 0.5 * xp.sum(d[:, None] * products * products)
+    quadratic = 0.5 * xp.sum(d[:, None] * products * products) / unit
     penalty = dual_penalty(alpha, costs, problem.loss, xp=xp)
     primal = regulariser + loss
     dual = xp.sum(alpha) - quadratic - penalty
