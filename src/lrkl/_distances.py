@@ -150,8 +150,11 @@ def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: Module
     ``γ`` the largest width, as :func:`neg_squared_distances` does; each kernel's ratio
     ``γ_q/γ ≤ 1`` and the norms go into the GEMM's operands, ``[a, ½‖a‖², 1]`` against
     ``[r b, −r, −r ½‖b‖²]``, so that the GEMM writes ``−γ_q‖x − z‖²`` itself and only ``exp``
-    is left (on NumPy in cache-resident chunks). ``blocks`` returns None for rows whose norms
-    pass :func:`neg_squared_distances`' limit of the expansion.
+    is left (on NumPy in cache-resident chunks). ``blocks`` returns None for a block of rows
+    whose norms, or the landmarks', pass :func:`neg_squared_distances`' limit of the expansion
+    at the largest width (one far row sends its block, one far landmark every block, to the
+    kernels' own evaluations: the same values, without the shared GEMM). A block holds two
+    values per row and landmark at most (one on NumPy).
     """
     top = max(gammas)
     root = math.sqrt(2.0 * top)
@@ -185,7 +188,8 @@ def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: Module
         if numpy:
             return _numpy_chunks(A_aug, B_aug, None, None, True)
         d = A_aug @ xp.matrix_transpose(B_aug)
-        return xp.exp(xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d))))
+        d = xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))  # (the GEMM's freed)
+        return xp.exp(d)
 
     return blocks
 
