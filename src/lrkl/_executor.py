@@ -87,7 +87,8 @@ def refuse(X: Any, *, owner: str) -> None:
     if is_dask_array(X):
         msg = (
             f"{owner}.fit does not accept Dask arrays: it needs X in memory (an n × n kernel "
-            "matrix, or rows picked one at a time). Dask input is fitted by "
+            "matrix, rows picked one at a time, or a solver whose passes run in memory). Dask "
+            "input is fitted by "
             f"{', '.join(DASK_FIT)}; predict, decision_function and transform of every "
             "estimator accept it. Call X.compute() to fit in memory."
         )
