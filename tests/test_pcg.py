@@ -211,6 +211,30 @@ def test_pcg_fits_on_a_dask_x_as_in_memory():
     )
 
 
+def test_pcg_dask_tasks_do_not_carry_the_factors(monkeypatch):
+    """Each Dask task of a pcg pass carries the kernel, the centres and its vectors, not the
+    system's two M × M arrays of factors (which went with every task, 65 MB at M = 2 000)."""
+    da = pytest.importorskip("dask.array")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    from lrkl import _executor
+
+    sizes = []
+    delayed_call = _executor.delayed_call
+
+    def recorded(fn, *args, **kwargs):
+        sizes.append(len(cloudpickle.dumps(fn)))
+        return delayed_call(fn, *args, **kwargs)
+
+    monkeypatch.setattr(_executor, "delayed_call", recorded)
+    X, y = _data(n=1200)
+    M = 600
+    LowRankRidge(rank=M, random_state=0, solver="pcg").fit(
+        da.from_array(X, chunks=(300, -1)), da.from_array(y, 300)
+    )
+    assert sizes
+    assert max(sizes) < M * M * 8 / 4  # the factors are 2 M² floats; the centres M d
+
+
 def test_pcg_runs_on_every_backend(backend):
     X, y = _data(n=300)
     kw = {"rank": 40, "random_state": 0, "solver": "pcg", "pcg_tol": 1e-11, "pcg_max_iter": 300}

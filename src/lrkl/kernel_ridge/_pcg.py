@@ -119,6 +119,74 @@ def preconditioner_rows(n: int, M: int) -> int:
     return max(M, min(n, 4 * M, (300 * n) // M))
 
 
+class RowBlocks(NamedTuple):
+    """What a pass over the rows needs of a :class:`NystromSystem` on each row block, and none of
+    its M × M factors: on Dask each task carries it (with the whole system, two M × M arrays
+    went with every task: 65 MB at M = 2 000)."""
+
+    kernel: Kernel
+    S: Array
+    wide: Any
+    cached: bool
+    xp: ModuleType
+
+    def block(self, rows: Array) -> Array:
+        """``k(rows, S)`` in the rows' dtype."""
+        return self.kernel._evaluate(rows, self.S, xp=self.xp)
+
+    def kernel_rows(self, rows: Array, centre: Array | None = None) -> Array:
+        """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached), in
+        the wide dtype, minus ``centre`` (in place where the block is a fresh array)."""
+        block = rows if self.cached else self.block(rows)
+        fresh = not self.cached or block.dtype != self.wide
+        block = block if block.dtype == self.wide else self.xp.astype(block, self.wide)
+        if centre is None:
+            return block
+        if fresh:
+            block -= centre[None, :]
+            return block
+        return block - centre[None, :]
+
+    def on_chunks(
+        self,
+        fn: Callable[..., tuple[Array, ...]],
+        rows: Array,
+        others: list[Array | None],
+        centre: Array | None,
+    ) -> tuple[Array, ...]:
+        """``fn`` summed over a row block: on NumPy, chunk by chunk of :data:`PASS_CHUNK`
+        rows (:data:`CACHED_PASS_ENTRIES` values from the cache), whose kernel values are
+        computed (or widened from the cache) and used while they are in cache, on as many
+        threads as the BLAS has (:func:`lrkl._threads.run_chunks`, each thread summing its own
+        chunks); elsewhere (a GPU) on the whole block."""
+        M = self.S.shape[0]
+        plan = plan_chunks(
+            rows.shape[0], M, max(1, CACHED_PASS_ENTRIES // M) if self.cached else PASS_CHUNK
+        )
+        if not is_numpy_namespace(self.xp) or len(plan.slices) == 1:
+            return fn(self.kernel_rows(rows, centre), *others)
+        workers = plan.workers
+        sums: list[Any] = [None] * workers
+
+        def work(g: int) -> None:
+            for chunk in plan.slices[g::workers]:
+                part = fn(
+                    self.kernel_rows(rows[chunk], centre),
+                    *(None if a is None else a[chunk] for a in others),
+                )
+                sums[g] = (
+                    part
+                    if sums[g] is None
+                    else tuple(t + p for t, p in zip(sums[g], part, strict=True))
+                )
+
+        run_chunks(work, range(workers), workers)
+        total = sums[0]
+        for part in sums[1:]:
+            total = tuple(t + p for t, p in zip(total, part, strict=True))
+        return total
+
+
 class NystromSystem:
     """The pcg problem on validated rows ``X`` and the centres ``S`` (M of its rows): the row
     passes (kernel blocks recomputed, or ``cache``: K_nM kept) and the preconditioner's
@@ -147,8 +215,9 @@ class NystromSystem:
         self.run = executor_for(X, xp=xp, row_work=3 * M + n_targets)
         self.rows = X
         self.cached = cache
+        self.passes = RowBlocks(kernel, S, wide, cache, xp)
         if cache:
-            self.rows = self.run.map(self._block, X, tail=(M,), dtype=X.dtype)
+            self.rows = self.run.map(self.passes.block, X, tail=(M,), dtype=X.dtype)
         # The preconditioner's λ-free part: T (upper) of K_MM + δI, factored in K_MM's place
         # (the array A later shares), and T Tᵀ/M − t̄ t̄ᵀ, in X's dtype where that is narrower.
         S_wide = S if S.dtype == wide else xp.astype(S, wide)
@@ -190,7 +259,7 @@ class NystromSystem:
         gram = xp.zeros((M, M), dtype=self.wide, device=device_of(self.factors))
         sums = xp.zeros(M, dtype=self.wide, device=device_of(self.factors))
         for rows in row_slices(s, M):
-            block = self._block(sample[rows, ...])
+            block = self.passes.block(sample[rows, ...])
             block = block if block.dtype == self.wide else xp.astype(block, self.wide)
             Q_t = solve_triangular(
                 self.factors, xp.matrix_transpose(block), xp=xp, lower=False, trans=True
@@ -199,22 +268,6 @@ class NystromSystem:
             sums += xp.sum(Q_t, axis=1)
         gram /= s
         return gram, sums / s
-
-    def _block(self, rows: Array) -> Array:
-        return self.kernel._evaluate(rows, self.S, xp=self.xp)
-
-    def _kernel_rows(self, rows: Array, centre: Array | None = None) -> Array:
-        """The kernel block of a row block of :attr:`rows` (X's rows, or K_nM's cached), in
-        the wide dtype, minus ``centre`` (in place where the block is a fresh array)."""
-        block = rows if self.cached else self._block(rows)
-        fresh = not self.cached or block.dtype != self.wide
-        block = block if block.dtype == self.wide else self.xp.astype(block, self.wide)
-        if centre is None:
-            return block
-        if fresh:
-            block -= centre[None, :]
-            return block
-        return block - centre[None, :]
 
     def _pass(
         self,
@@ -225,53 +278,16 @@ class NystromSystem:
         """``fn(kernel block − centre, *row blocks of arrays)`` summed over the row blocks; a
         None in ``arrays`` is passed as None."""
         given = [i for i, a in enumerate(arrays) if a is not None]
+        count, passes = len(arrays), self.passes  # (not self or arrays: a Dask task carries
+        # what the function holds, and self holds the factors)
 
         def on_blocks(rows: Array, *blocks: Array) -> tuple[Array, ...]:
-            full: list[Array | None] = [None] * len(arrays)
+            full: list[Array | None] = [None] * count
             for i, block in zip(given, blocks, strict=True):
                 full[i] = block
-            return self._on_chunks(fn, rows, full, centre)
+            return passes.on_chunks(fn, rows, full, centre)
 
         return self.run.sum(on_blocks, self.rows, *(arrays[i] for i in given))
-
-    def _on_chunks(
-        self,
-        fn: Callable[..., tuple[Array, ...]],
-        rows: Array,
-        others: list[Array | None],
-        centre: Array | None,
-    ) -> tuple[Array, ...]:
-        """``fn`` summed over a row block: on NumPy, chunk by chunk of :data:`PASS_CHUNK`
-        rows (:data:`CACHED_PASS_ENTRIES` values from the cache), whose kernel values are
-        computed (or widened from the cache) and used while they are in cache, on as many
-        threads as the BLAS has (:func:`lrkl._threads.run_chunks`, each thread summing its own
-        chunks); elsewhere (a GPU) on the whole block."""
-        M = self.S.shape[0]
-        plan = plan_chunks(
-            rows.shape[0], M, max(1, CACHED_PASS_ENTRIES // M) if self.cached else PASS_CHUNK
-        )
-        if not is_numpy_namespace(self.xp) or len(plan.slices) == 1:
-            return fn(self._kernel_rows(rows, centre), *others)
-        workers = plan.workers
-        sums: list[Any] = [None] * workers
-
-        def work(g: int) -> None:
-            for chunk in plan.slices[g::workers]:
-                part = fn(
-                    self._kernel_rows(rows[chunk], centre),
-                    *(None if a is None else a[chunk] for a in others),
-                )
-                sums[g] = (
-                    part
-                    if sums[g] is None
-                    else tuple(t + p for t, p in zip(sums[g], part, strict=True))
-                )
-
-        run_chunks(work, range(workers), workers)
-        total = sums[0]
-        for part in sums[1:]:
-            total = tuple(t + p for t, p in zip(total, part, strict=True))
-        return total
 
     def weighted(self, y: Array, sample_weight: Array | None) -> WeightedTargets:
         """The weighted means and right-hand side for targets ``y`` (1-D or 2-D) and weights
