@@ -94,10 +94,7 @@ def neg_squared_distances(
         A, B = centred(X, Z, root, xp=xp)
         half_norms_A = 0.5 * sum_each_row(A * A, xp=xp)
         half_norms_B = half_norms_A if B is A else 0.5 * sum_each_row(B * B, xp=xp)
-    # Past 1e-3/ε the expansion's rounding (ε times the norms) moves the exponent by more than
-    # 1e-3, and a point's distance to itself is no longer 0; further on the norms overflow. NaN
-    # (from NaN in X) stays on this path and gives NaN, which the callers refuse by name.
-    if float(xp.max(half_norms_A) + xp.max(half_norms_B)) * xp.finfo(A.dtype).eps >= 1e-3:
+    if _beyond_expansion(float(xp.max(half_norms_A) + xp.max(half_norms_B)), A.dtype, xp=xp):
         return _finish(_distances_far(X, Z, gamma, xp=xp), exp, xp=xp)
     if is_numpy_namespace(xp) and B is not A:  # (k(X, X) stays one SYRK: exactly symmetric)
         return _numpy_chunks(A, B, half_norms_A, half_norms_B, exp)
@@ -107,6 +104,15 @@ def neg_squared_distances(
     # not clip: array-api-compat's wrapper of it costs more than the block's own arithmetic
     d = xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))  # (the GEMM's freed)
     return _finish(d, exp, xp=xp)
+
+
+def _beyond_expansion(largest_norms: float, dtype: Any, *, xp: ModuleType) -> bool:
+    """Whether half squared norms summing to ``largest_norms`` (the largest of each side) are
+    past the GEMM expansion's limit, ``1e-3/ε``: beyond it the expansion's rounding (ε times the
+    norms) moves the exponent by more than 1e-3, and a point's distance to itself is no longer 0;
+    further on the norms overflow. NaN (from NaN in X) is not past it and gives NaN, which the
+    callers refuse by name."""
+    return largest_norms * float(xp.finfo(dtype).eps) >= 1e-3
 
 
 def _finish(d: Array, exp: bool, *, xp: ModuleType) -> Array:
@@ -182,8 +188,8 @@ def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: Module
             warnings.simplefilter("ignore", RuntimeWarning)
             A = (X - centre) * root
             half_A = 0.5 * sum_each_row(A * A, xp=xp)[:, None]
-        if (float(xp.max(half_A)) + largest_B) * xp.finfo(A.dtype).eps >= 1e-3:
-            return None  # past the expansion's limit (neg_squared_distances' far path)
+        if _beyond_expansion(float(xp.max(half_A)) + largest_B, A.dtype, xp=xp):
+            return None  # (neg_squared_distances' far path)
         A_aug = xp.concat([A, half_A, xp.ones_like(half_A)], axis=1)
         if numpy:
             return _numpy_chunks(A_aug, B_aug, None, None, True)
