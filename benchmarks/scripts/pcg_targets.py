@@ -22,7 +22,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import resource
+import sys
 import time
 import warnings
 
@@ -140,7 +142,54 @@ def mnist(centres: int, budget: float) -> None:
     print(f"test error {100 * error:.2f} %; fit {seconds:.0f} s; peak memory so far {peak:.2f} GiB")
 
 
-def synthetic(rows: int, centres: int, budget: float) -> None:
+class _Stamps(io.TextIOBase):
+    """A stand-in for stderr that keeps each line ``verbose`` writes with its time."""
+
+    def __init__(self) -> None:
+        self.start, self.lines = time.perf_counter(), []
+
+    def write(self, text: str) -> int:
+        if text.strip():
+            self.lines.append((time.perf_counter() - self.start, text.strip()))
+        return len(text)
+
+    def iterations(self) -> list[float]:
+        """When each pcg iteration was reported, in seconds from the start."""
+        return [t for t, line in self.lines if "] pcg iteration" in line]
+
+
+def _fit_stamped(model: LowRankRidge, X: object, y: object) -> tuple[float, list[float]]:
+    """Fit with ``verbose=1``; the fit's seconds and the times of its pcg iterations."""
+    stamps, stderr = _Stamps(), sys.stderr
+    sys.stderr = stamps
+    try:
+        model.set_params(verbose=1).fit(X, y)
+    finally:
+        sys.stderr = stderr
+    return time.perf_counter() - stamps.start, stamps.iterations()
+
+
+def _on_dask(workers: int, model: LowRankRidge, X: np.ndarray, y: np.ndarray) -> tuple:
+    """The fit on a local Dask cluster of ``workers`` one-thread processes, X in chunks of
+    5·10⁵ rows persisted on it; also the workers' peak memory (GiB)."""
+    import dask.array as da
+    import distributed
+
+    with (
+        distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, host="127.0.0.1", dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        X_chunks = da.from_array(X, chunks=(500_000, X.shape[1])).persist()
+        y_chunks = da.from_array(y, chunks=500_000).persist()
+        distributed.wait([X_chunks, y_chunks])
+        seconds, iterations = _fit_stamped(model, X_chunks, y_chunks)
+        peaks = list(client.run(_peak_gib).values())
+    return seconds, iterations, peaks
+
+
+def synthetic(rows: int, centres: int, budget: float, workers: int) -> None:
     rng = np.random.default_rng(7)
     X = rng.standard_normal((rows + 100_000, 10), dtype=np.float32)
     y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(X.shape[0])
@@ -153,18 +202,28 @@ def synthetic(rows: int, centres: int, budget: float) -> None:
         memory_budget=int(budget * 2**30),
     )
     before = _peak_gib()
-    start = time.perf_counter()
-    model.fit(X, y)
-    seconds = time.perf_counter() - start
+    if workers:
+        seconds, iterations, peaks = _on_dask(workers, model, X, y)
+        where = f"on Dask, {workers} worker process(es) of one thread"
+    else:
+        seconds, iterations = _fit_stamped(model, X, y)
+        where = "in memory"
     score = r2_score(y_test, model.predict(X_test))
-    cached = _cache_word(rows, centres, budget)
+    cached = "recomputed" if workers else _cache_word(rows, centres, budget)
+    steps = np.diff(iterations)
     print(
         f"synthetic, {rows} rows of 10 features in float32, M = {centres}, alpha = 1, "
-        f"memory_budget {budget} GiB (kernel blocks {cached})"
+        f"memory_budget {budget} GiB (kernel blocks {cached}), {where}"
     )
     print(
-        f"test R² {score:.4f}; fit {seconds:.0f} s, {model.n_iter_} iterations; peak memory so "
-        f"far {_peak_gib():.2f} GiB ({before:.2f} GiB before the fit, with the data)"
+        f"test R² {score:.4f}; fit {seconds:.0f} s, {model.n_iter_} iterations; set-up to the "
+        f"first iteration {iterations[0]:.0f} s, per iteration median {np.median(steps):.1f} s "
+        f"(range {steps.min():.1f}-{steps.max():.1f})"
+    )
+    print(
+        f"peak memory of this process so far {_peak_gib():.2f} GiB ({before:.2f} GiB before the "
+        "fit, with the data)"
+        + (f"; workers' peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB" if workers else "")
     )
 
 
@@ -175,6 +234,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--budget", type=float, default=10.0, help="memory_budget in GiB")
     parser.add_argument("--parts", action="store_true", help="time the pcg solver's parts")
+    parser.add_argument(
+        "--workers", type=int, default=0, help="synthetic: fit on a local Dask cluster of so many"
+    )
     _report.add_rst_argument(parser, "pcg_{target}")
     args = parser.parse_args()
     with _report.capture(args.rst, target=args.target):
@@ -189,7 +251,7 @@ def main() -> None:
                 (parts or {}).clear()
         else:
             for centres in args.centres:
-                synthetic(args.rows, centres, args.budget)
+                synthetic(args.rows, centres, args.budget, args.workers)
 
 
 if __name__ == "__main__":
