@@ -84,6 +84,7 @@ ESTIMATORS: dict[str, Callable[[], BaseEstimator]] = {
     "LowRankRidge-nystrom": lambda: LowRankRidge(
         _kernels(), rank=5, method="nystrom", random_state=0
     ),
+    "LowRankRidge-pcg": lambda: LowRankRidge(_kernels()[:1], rank=10, solver="pcg", random_state=0),
     "LowRankRidgeCV": lambda: LowRankRidgeCV(_kernels(), rank=5, method="icd", n_alphas=5),
     "LowRankRidgeClassifier": lambda: LowRankRidgeClassifier(_kernels(), rank=5, method="icd"),
     "LowRankRidgeClassifier-nystrom": lambda: LowRankRidgeClassifier(

@@ -176,6 +176,9 @@ class FormerDefaultClassifier(ClassifierMixin, FormerDefault):
         self.estimator = estimator
 
 
+#: A width grid shifted toward wide kernels (γ₀/16 … 2γ₀), against the default γ₀/4 … 4γ₀.
+WIDE_FACTORS = (1 / 16, 1 / 4, 1 / 2, 1.0, 2.0)
+
 #: lrkl's candidates per task (``--models`` picks among them and the peers).
 LRKL = {
     "regression": {
@@ -185,6 +188,9 @@ LRKL = {
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),
         "LowRankRidgeCV(centres='leverage')": lambda: lrkl.LowRankRidgeCV(centres="leverage"),
+        "LowRankRidgeCV(gamma_factors 1/16..2)": lambda: lrkl.LowRankRidgeCV(
+            gamma_factors=WIDE_FACTORS
+        ),
     },
     "classification": {
         "LowRankRidgeClassifierCV()": lrkl.LowRankRidgeClassifierCV,
@@ -194,6 +200,9 @@ LRKL = {
         ),
         "LowRankRidgeClassifierCV(centres='leverage')": lambda: lrkl.LowRankRidgeClassifierCV(
             centres="leverage"
+        ),
+        "LowRankRidgeClassifierCV(gamma_factors 1/16..2)": lambda: lrkl.LowRankRidgeClassifierCV(
+            gamma_factors=WIDE_FACTORS
         ),
         "LowRankMKLClassifier()": lambda: lrkl.LowRankMKLClassifier(random_state=0),
         "LowRankMKLClassifierCV()": lambda: lrkl.LowRankMKLClassifierCV(random_state=0),

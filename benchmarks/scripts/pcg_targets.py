@@ -30,6 +30,7 @@ import warnings
 
 import _report
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import r2_score
 from sklearn.preprocessing import StandardScaler
 
@@ -103,13 +104,16 @@ def _by_time(item: tuple[str, list[float]]) -> float:
     return -item[1][0]
 
 
-def _cache_word(rows: int, centres: int, budget: float) -> str:
-    """Whether float32 rows' kernel blocks fit the budget beside the factors."""
-    needed = factor_bytes(centres, 4) + 4 * rows * centres
-    return "cached" if budget * 2**30 >= needed else "recomputed"
+def _cache_word(rows: int, centres: int, budget: float, kernel_dtype: str | None) -> str:
+    """Whether float32 rows' kernel blocks (in ``kernel_dtype``, None: float64) fit the budget
+    beside the factors, and their dtype."""
+    itemsize = 4 if kernel_dtype == "float32" else 8
+    needed = factor_bytes(centres, 4) + itemsize * rows * centres
+    where = "cached" if budget * 2**30 >= needed else "recomputed"
+    return f"{where}, {kernel_dtype or 'float64'}"
 
 
-def mnist(centres: int, budget: float) -> None:
+def mnist(centres: int, budget: float, kernel_dtype: str | None) -> None:
     from lrkl.datasets import load_mnist
 
     digits = load_mnist()
@@ -125,6 +129,7 @@ def mnist(centres: int, budget: float) -> None:
         rank=centres,
         solver="pcg",
         memory_budget=int(budget * 2**30),
+        kernel_dtype=kernel_dtype,
         random_state=0,
     )
     start = time.perf_counter()
@@ -133,7 +138,7 @@ def mnist(centres: int, budget: float) -> None:
     error = float(np.mean(np.argmax(model.predict(X_test), axis=1) != digits.y_test))
     print(
         f"MNIST, 60 000 rows float32, M = {centres}, gamma = {gamma:.5f}, budget {budget} GiB "
-        f"(kernel blocks {_cache_word(X.shape[0], centres, budget)})"
+        f"(kernel blocks {_cache_word(X.shape[0], centres, budget, kernel_dtype)})"
     )
     print(f"alphas {', '.join(f'{a:.3g}' for a in model.alphas_)}")
     print(f"hold-out MSE {', '.join(f'{row[0]:.4f}' for row in model.mse_path_)}")
@@ -189,7 +194,14 @@ def _on_dask(workers: int, model: LowRankRidge, X: np.ndarray, y: np.ndarray) ->
     return seconds, iterations, peaks
 
 
-def synthetic(rows: int, centres: int, budget: float, workers: int) -> None:
+def synthetic(
+    rows: int,
+    centres: int,
+    budget: float,
+    workers: int,
+    iterations: int | None,
+    kernel_dtype: str | None,
+) -> None:
     rng = np.random.default_rng(7)
     X = rng.standard_normal((rows + 100_000, 10), dtype=np.float32)
     y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.3 * rng.standard_normal(X.shape[0])
@@ -200,7 +212,11 @@ def synthetic(rows: int, centres: int, budget: float, workers: int) -> None:
         rank=centres,
         solver="pcg",
         memory_budget=int(budget * 2**30),
+        kernel_dtype=kernel_dtype,
     )
+    if iterations is not None:  # a cap for timing the iterations: the fit does not converge
+        model.set_params(pcg_max_iter=iterations)
+        warnings.simplefilter("ignore", ConvergenceWarning)
     before = _peak_gib()
     if workers:
         seconds, iterations, peaks = _on_dask(workers, model, X, y)
@@ -209,7 +225,7 @@ def synthetic(rows: int, centres: int, budget: float, workers: int) -> None:
         seconds, iterations = _fit_stamped(model, X, y)
         where = "in memory"
     score = r2_score(y_test, model.predict(X_test))
-    cached = "recomputed" if workers else _cache_word(rows, centres, budget)
+    cached = _cache_word(rows, centres, 0 if workers else budget, kernel_dtype)
     steps = np.diff(iterations)
     print(
         f"synthetic, {rows} rows of 10 features in float32, M = {centres}, alpha = 1, "
@@ -237,6 +253,12 @@ def main() -> None:
     parser.add_argument(
         "--workers", type=int, default=0, help="synthetic: fit on a local Dask cluster of so many"
     )
+    parser.add_argument(
+        "--kernel-dtype", choices=["float32"], help="the estimator's kernel_dtype (default None)"
+    )
+    parser.add_argument(
+        "--iterations", type=int, help="synthetic: pcg_max_iter, to time a few iterations"
+    )
     _report.add_rst_argument(parser, "pcg_{target}")
     args = parser.parse_args()
     with _report.capture(args.rst, target=args.target):
@@ -245,13 +267,20 @@ def main() -> None:
         elif args.target == "mnist":
             parts = _time_parts() if args.parts else None
             for centres in args.centres:
-                mnist(centres, args.budget)
+                mnist(centres, args.budget, args.kernel_dtype)
                 for name, (seconds, calls) in sorted((parts or {}).items(), key=_by_time):
                     print(f"  {seconds:7.1f} s in {calls:4d} calls: {name}")
                 (parts or {}).clear()
         else:
             for centres in args.centres:
-                synthetic(args.rows, centres, args.budget, args.workers)
+                synthetic(
+                    args.rows,
+                    centres,
+                    args.budget,
+                    args.workers,
+                    args.iterations,
+                    args.kernel_dtype,
+                )
 
 
 if __name__ == "__main__":

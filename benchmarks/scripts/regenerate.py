@@ -159,10 +159,21 @@ COMMANDS: list[tuple[str, str, bool]] = [
     ("large_cholesky", f"python {SCRIPTS}/large_cholesky.py --all --rst", False),
     ("pcg_agree", f"python {SCRIPTS}/pcg_targets.py agree --rst", False),
     ("pcg_asv", _asv("pcg_asv", "PCGIteration", "PCGIterations", "PCGMemory"), False),
-    ("pcg_mnist", f"python {SCRIPTS}/pcg_targets.py mnist --centres 5000 10000 20000 --rst", False),
+    (
+        "pcg_mnist",
+        f"python {SCRIPTS}/pcg_targets.py mnist --centres 5000 10000 20000 --kernel-dtype float32"
+        " --rst",
+        False,
+    ),
     (
         "pcg_synthetic",
         f"python {SCRIPTS}/pcg_targets.py synthetic --centres 5000 --budget 1 --rst",
+        False,
+    ),
+    (
+        "pcg_synthetic_1e7",
+        f"python {SCRIPTS}/pcg_targets.py synthetic --rows 10000000 --centres 5000 --budget 1"
+        " --rst pcg_synthetic_1e7",
         False,
     ),
     ("slkl_panel", f"python {SCRIPTS}/slkl_panel.py --rst", False),

@@ -92,8 +92,10 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         cut to fit it; a given rank whose features exceed it raises a MemoryError before
         anything is allocated. A Dask ``X``'s features are computed in passes and not held.
         With ``solver="pcg"`` it bounds the M × M factors (``16 M²`` bytes, ``12 M²`` for
-        float32 X) and decides whether the n × M kernel block is cached (in X's dtype) or
-        recomputed in every iteration.
+        float32 X where the preconditioner comes from the centres alone, plus the blocked
+        factorisation's workspace of five float64 blocks of at most ``2048²`` values) and
+        decides whether the n × M kernel block is cached (in ``kernel_dtype``) or recomputed
+        in every iteration.
     solver : {"auto", "features", "pcg"}, default="auto"
         ``"features"``: the n × k features in memory and their ridge problem solved by a
         Cholesky factorisation of ``ZᵀZ`` (``O(n k²)``). ``"pcg"``: Nyström with one kernel
@@ -113,6 +115,15 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         spread from the direct solve's on the docs' regression sets).
     pcg_max_iter : int, default=100
         pcg: the cap on the iterations, each one pass over the rows; reaching it warns.
+    kernel_dtype : {None, "float32"}, default=None
+        pcg: the dtype of the kernel values ``k(x, centers_)``, computed, cached and
+        evaluated at prediction: ``None``, the widest float of X's device (float64), whatever
+        X's; ``"float32"``, float32, which halves the cache and the time of a pass over it.
+        Float32 kernel values change the problem, not only its rounding: the directions of
+        ``K_MM`` too weakly penalised for float32 to resolve fit the values' rounding
+        (``ε₃₂ ≈ 6e-8``). On 2 000 rows at ``α = 1e-3`` this moved the predictions by 8–10 %
+        of their spread from the float64 fit and cost up to 0.014 test R² (docs: "Large
+        data"); take it for large ``α`` or classification at scale, where the memory decides.
     verbose : int, default=0
         pcg: print each iteration's relative residual to stderr.
 
@@ -166,6 +177,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         "solver": [StrOptions(set(SOLVERS))],
         "pcg_tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "pcg_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "kernel_dtype": [StrOptions({"float32"}), None],
         "verbose": ["verbose"],
     }
     del _parameter_constraints["n_landmarks"]
@@ -188,6 +200,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
+        kernel_dtype: str | None = None,
         verbose: int = 0,
     ) -> None:
         self.kernels = kernels
@@ -205,6 +218,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self.solver = solver
         self.pcg_tol = pcg_tol
         self.pcg_max_iter = pcg_max_iter
+        self.kernel_dtype = kernel_dtype
         self.verbose = verbose
 
     def __sklearn_tags__(self):
@@ -281,7 +295,7 @@ class LowRankRidgeCV(LowRankRidge):
     Parameters
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres, solver, pcg_tol, pcg_max_iter, verbose
+    memory_budget, centres, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose
         As for :class:`LowRankRidge`; the width search holds two widths' features at once.
         With ``centres="leverage"`` the width and ``α`` are chosen on the uniform centres
         (``mse_path_`` and ``width_search_`` are theirs), and the model is then fitted at
@@ -378,6 +392,7 @@ class LowRankRidgeCV(LowRankRidge):
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
+        kernel_dtype: str | None = None,
         verbose: int = 0,
     ) -> None:
         self.kernels = kernels
@@ -399,6 +414,7 @@ class LowRankRidgeCV(LowRankRidge):
         self.solver = solver
         self.pcg_tol = pcg_tol
         self.pcg_max_iter = pcg_max_iter
+        self.kernel_dtype = kernel_dtype
         self.verbose = verbose
 
     def fit(

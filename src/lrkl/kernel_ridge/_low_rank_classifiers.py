@@ -45,7 +45,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
     Parameters
     ----------
     kernels, rank, method, alpha, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres, solver, pcg_tol, pcg_max_iter, verbose
+    memory_budget, centres, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose
         As for :class:`LowRankRidge` (with ``solver="pcg"`` every class's ±1 targets share
         each pass over the rows).
     class_weight : dict, "balanced" or None, default=None
@@ -100,6 +100,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
+        kernel_dtype: str | None = None,
         verbose: int = 0,
     ) -> None:
         self.kernels = kernels
@@ -118,6 +119,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self.solver = solver
         self.pcg_tol = pcg_tol
         self.pcg_max_iter = pcg_max_iter
+        self.kernel_dtype = kernel_dtype
         self.verbose = verbose
 
     def fit(self, X: Array, y: Array, sample_weight: Array | None = None):
@@ -184,7 +186,8 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
     memory_budget
         As for :class:`LowRankRidge`.
-    alphas, n_alphas, eps, cv, gamma_factors, centres, solver, pcg_tol, pcg_max_iter, verbose
+    alphas, n_alphas, eps, cv, gamma_factors, centres, solver, pcg_tol, pcg_max_iter,
+    kernel_dtype, verbose
         As for :class:`LowRankRidgeCV` (the width search and pcg's hold-out included).
     class_weight
         As for :class:`LowRankRidgeClassifier`.
@@ -242,6 +245,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
+        kernel_dtype: str | None = None,
         verbose: int = 0,
     ) -> None:
         self.kernels = kernels
@@ -264,6 +268,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.solver = solver
         self.pcg_tol = pcg_tol
         self.pcg_max_iter = pcg_max_iter
+        self.kernel_dtype = kernel_dtype
         self.verbose = verbose
 
     def fit(

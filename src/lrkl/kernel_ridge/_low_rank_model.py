@@ -83,7 +83,7 @@ class _LowRankRidgeModel(_PCGFit):
         sample_weight, alpha, _ = weight_scale(sample_weight, float(self.alpha), xp=xp)
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
-        if self._solver(X) == "pcg":  # kernel blocks in X's dtype, the rest at least float64
+        if self._solver(X) == "pcg":  # at least float64, or kernel blocks in kernel_dtype
             model_dtype = X.dtype
             y = widened(y, xp=xp)[0]
             sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
@@ -121,7 +121,7 @@ class _LowRankRidgeModel(_PCGFit):
         # In float64, the model kept in X's dtype: at rank=None the tolerance, not the rank,
         # ends each factor, and float32's floor n·ε·max K_ii ended it early (18 columns against
         # 26 on 30 rows of float16 data: test R² 0.079 from the float64 fit of the same values).
-        model_dtype, X_given = X.dtype, X  # pcg's kernel blocks are in X's dtype
+        model_dtype, X_given = X.dtype, X  # pcg widens X's rows as it reads them
         X, y = widened(X, y, xp=xp)
         sample_weight = check_sample_weight(sample_weight, X, owner=self)
         # Unit-scale y and weights before anything is squared (_scaling): the path and its
@@ -426,7 +426,7 @@ class _LowRankRidgeModel(_PCGFit):
         xp: Any,
     ) -> None:
         coef, intercept = _solve_primal(problem, solver, alpha, xp=xp)
-        for name in ("centers_", "dual_coef_", "n_iter_"):  # a former pcg fit's
+        for name in ("centers_", "dual_coef_", "n_iter_", "_kernel_block_dtype"):  # pcg's
             self.__dict__.pop(name, None)
         self.solver_ = "features"
         self.coef_, self.intercept_ = coef * y_scale, intercept * y_scale
@@ -440,10 +440,11 @@ class _LowRankRidgeModel(_PCGFit):
         """The fitted model (features and coefficients) in ``dtype``, the input's, after a fit
         computed in a wider one (:func:`lrkl._backend.widened`), as
         :meth:`~lrkl.kernel_ridge._base.KernelExpansionRegressor._keep_model_in` does."""
-        if self.solver_ == "pcg":
-            self.centers_, self.dual_coef_, self.intercept_ = (
-                _as_dtype(a, dtype, xp=xp)
-                for a in (self.centers_, self.dual_coef_, self.intercept_)
+        if self.solver_ == "pcg":  # β in the kernel values' dtype: its entries cancel
+            self.centers_ = _as_dtype(self.centers_, dtype, xp=xp)
+            self.dual_coef_, self.intercept_ = (
+                _as_dtype(a, self._kernel_block_dtype, xp=xp)
+                for a in (self.dual_coef_, self.intercept_)
             )
             return
         self.features_._keep_model_in(dtype, xp=xp)
@@ -481,8 +482,16 @@ class _LowRankRidgeModel(_PCGFit):
         ``k(x, centers_) dual_coef_ + intercept_``)."""
         check_is_fitted(self)
         if self.solver_ == "pcg":
-            xp, X = check_predict_X(self, X, like="dual_coef_", method=method)
+            xp, X = check_predict_X(self, X, like="centers_", method=method)
             kernel = self.kernels_[0]
-            return decision(kernel, self.centers_, self.dual_coef_, self.intercept_, X, xp=xp)
+            return decision(
+                kernel,
+                self.centers_,
+                self.dual_coef_,
+                self.intercept_,
+                X,
+                xp=xp,
+                block_dtype=self._kernel_block_dtype,
+            )
         xp, X = check_predict_X(self, X, like="coef_", method=method)
         return self.features_._transform(X, xp=xp) @ self.coef_ + self.intercept_

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, get_namespace
+from lrkl._backend import device_of, get_namespace, widest_float
 from lrkl._executor import executor_for
 from lrkl._model_selection import check_grid, cv_folds, fold_mask, require_fold_weights
 from lrkl._typing import Array
@@ -116,13 +116,16 @@ class _PCGFit:
         factors = factor_bytes(M, xp_itemsize(X), n)
         if budget is not None and factors > budget:
             msg = (
-                f"{type(self).__name__}: solver='pcg' holds two {M} × {M} arrays of factors, "
-                f"{factors / 2**30:.3g} GiB, beyond memory_budget={budget} bytes "
+                f"{type(self).__name__}: solver='pcg' holds two {M} × {M} arrays of factors "
+                f"and their factorisation's workspace, {factors / 2**30:.3g} GiB, beyond "
+                f"memory_budget={budget} bytes "
                 f"({budget / 2**30:.3g} GiB). Pass a smaller rank (the number of centres) or a "
                 "larger memory_budget."
             )
             raise MemoryError(msg)
-        cache = budget is None or factors + n * M * xp_itemsize(X) <= budget
+        block_dtype = widest_float(xp, device_of(X)) if self.kernel_dtype is None else xp.float32
+        block_bytes = xp.finfo(block_dtype).bits // 8
+        cache = budget is None or factors + n * M * block_bytes <= budget
         order = check_random_state(random_state).permutation(n)
         rows = [int(i) for i in order[: preconditioner_rows(n, M)]]  # the centres first
         sample = run.take(X, rows)
@@ -136,6 +139,7 @@ class _PCGFit:
             n_targets=n_targets,
             xp=xp,
             sample=sample,
+            block_dtype=block_dtype,
         )
 
     def _pcg_solve(
@@ -179,6 +183,7 @@ class _PCGFit:
             self.__dict__.pop(name, None)
         self.solver_ = "pcg"
         self.centers_, self.dual_coef_, self.intercept_ = system.S, coef, intercept
+        self._kernel_block_dtype = system.passes.S.dtype  # predictions' kernel values too
         self.n_iter_ = solution.n_iter
         self.rank_ = (system.S.shape[0],)
         self.kernels_ = [system.kernel]

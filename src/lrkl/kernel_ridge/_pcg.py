@@ -131,7 +131,9 @@ class RowBlocks(NamedTuple):
     xp: ModuleType
 
     def block(self, rows: Array) -> Array:
-        """``k(rows, S)`` in the rows' dtype."""
+        """``k(rows, S)`` in the dtype of ``S`` (the kernel blocks'), the rows cast to it."""
+        if rows.dtype != self.S.dtype:
+            rows = self.xp.astype(rows, self.S.dtype)
         return self.kernel._evaluate(rows, self.S, xp=self.xp)
 
     def kernel_rows(self, rows: Array, centre: Array | None = None) -> Array:
@@ -205,19 +207,22 @@ class NystromSystem:
         n_targets: int,
         xp: ModuleType,
         sample: Array | None = None,
+        block_dtype: Any = None,
     ) -> None:
         self.kernel, self.S, self.xp = kernel, S, xp
         self.fit_intercept = fit_intercept
         M = S.shape[0]
-        # Kernel blocks (and the cache) in X's dtype; everything else in `wide`, at least
-        # float64: each block is widened in the pass that reads it.
+        # Kernel blocks (and the cache) in `block_dtype` (None: `wide`); everything else in
+        # `wide`, at least float64: a narrower block is widened in the pass that reads it.
         self.wide = wide = widest_float(xp, device_of(X))
+        block_dtype = wide if block_dtype is None else block_dtype
         self.run = executor_for(X, xp=xp, row_work=3 * M + n_targets)
         self.rows = X
         self.cached = cache
-        self.passes = RowBlocks(kernel, S, wide, cache, xp)
+        S_block = S if S.dtype == block_dtype else xp.astype(S, block_dtype)
+        self.passes = RowBlocks(kernel, S_block, wide, cache, xp)
         if cache:
-            self.rows = self.run.map(self.passes.block, X, tail=(M,), dtype=X.dtype)
+            self.rows = self.run.map(self.passes.block, X, tail=(M,), dtype=block_dtype)
         # The preconditioner's λ-free part: T (upper) of K_MM + δI, factored in K_MM's place
         # (the array A later shares), and T Tᵀ/M − t̄ t̄ᵀ, in X's dtype where that is narrower.
         S_wide = S if S.dtype == wide else xp.astype(S, wide)
@@ -503,23 +508,42 @@ class Preconditioned(NamedTuple):
 
 
 def decision(
-    kernel: Kernel, S: Array, coef: Array, intercept: Array, X: Array, *, xp: ModuleType
+    kernel: Kernel,
+    S: Array,
+    coef: Array,
+    intercept: Array,
+    X: Array,
+    *,
+    xp: ModuleType,
+    block_dtype: Any = None,
 ) -> Array:
-    """``k(X, S) β + b`` in row blocks (lazily on Dask); on NumPy, chunk by chunk of
-    :data:`PASS_CHUNK` rows on the BLAS's threads, no kernel block held beyond a chunk."""
+    """``k(X, S) β + b`` in row blocks (lazily on Dask), computed in ``block_dtype`` (None: the
+    widest float of the device) and returned in the dtype of ``S`` (the model's); on NumPy,
+    chunk by chunk of :data:`PASS_CHUNK` rows on the BLAS's threads, no kernel block held
+    beyond a chunk."""
     tail = () if coef.ndim == 1 else (coef.shape[1],)
+    out_dtype = S.dtype
+    block_dtype = widest_float(xp, device_of(S)) if block_dtype is None else block_dtype
+    S, coef, intercept = (
+        a if a.dtype == block_dtype else xp.astype(a, block_dtype) for a in (S, coef, intercept)
+    )
+
+    def score(rows: Array) -> Array:
+        rows = rows if rows.dtype == block_dtype else xp.astype(rows, block_dtype)
+        values = kernel._evaluate(rows, S, xp=xp) @ coef + intercept
+        return values if values.dtype == out_dtype else xp.astype(values, out_dtype)
 
     def scores(rows: Array) -> Array:
         plan = plan_chunks(rows.shape[0], S.shape[0], PASS_CHUNK)
         if not is_numpy_namespace(xp) or len(plan.slices) == 1:
-            return kernel._evaluate(rows, S, xp=xp) @ coef + intercept
-        out = xp.empty((rows.shape[0], *tail), dtype=coef.dtype)
+            return score(rows)
+        out = xp.empty((rows.shape[0], *tail), dtype=out_dtype)
 
         def work(chunk: slice) -> None:
-            out[chunk, ...] = kernel._evaluate(rows[chunk, ...], S, xp=xp) @ coef + intercept
+            out[chunk, ...] = score(rows[chunk, ...])
 
         run_chunks(work, plan.slices, plan.workers)
         return out
 
     run = executor_for(X, xp=xp, row_work=S.shape[0])
-    return run.map(scores, X, tail=tail, dtype=coef.dtype)
+    return run.map(scores, X, tail=tail, dtype=out_dtype)
