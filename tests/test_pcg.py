@@ -211,6 +211,22 @@ def test_pcg_fits_on_a_dask_x_as_in_memory():
     )
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_pcg_classifier_fits_on_a_dask_x_as_in_memory(n_classes):
+    """The ±1 targets are made on the host: on a Dask X they take its row chunks (they were
+    handed to the Dask passes as a NumPy array, an AttributeError)."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data(n=900)
+    labels = np.digitize(y, np.quantile(y, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    kw = {"rank": 100, "random_state": 0, "solver": "pcg"}
+    memory = LowRankRidgeClassifier(**kw).fit(X, labels)
+    lazy = LowRankRidgeClassifier(**kw).fit(da.from_array(X, chunks=(250, -1)), labels)
+    expected = memory.decision_function(X)
+    np.testing.assert_allclose(
+        np.asarray(lazy.decision_function(X)), expected, atol=1e-6 * np.ptp(expected)
+    )
+
+
 def test_pcg_dask_tasks_do_not_carry_the_factors(monkeypatch):
     """Each Dask task of a pcg pass carries the kernel, the centres and its vectors, not the
     system's two M × M arrays of factors (which went with every task, 65 MB at M = 2 000)."""
