@@ -195,6 +195,22 @@ def test_pcg_refuses_factors_beyond_the_budget_before_allocating():
         LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200) - 1).fit(X, y)
 
 
+def test_a_warm_started_solve_takes_a_step_within_one_iteration():
+    """The warm start's residual is a pass but not an iteration: with ``max_iter=1`` each α of
+    a path moves from its start (it counted, and a path with ``pcg_max_iter=1`` took no step:
+    every α validated the same coefficients)."""
+    from lrkl.kernels import check_kernels
+
+    X, y = _data(n=300)
+    kernel = check_kernels([Gaussian()], X)[0]
+    system = NystromSystem(kernel, X, X[:40], fit_intercept=True, cache=True, n_targets=1, xp=np)
+    targets = system.weighted(y, None)
+    start = system.solve(targets, 10.0, tol=1e-10, max_iter=200).coef
+    step = system.solve(targets, 0.1, tol=1e-10, max_iter=1, start=start)
+    assert step.n_iter == 1 and not step.converged
+    assert np.abs(step.coef - start).max() > 1e-3 * np.abs(start).max()
+
+
 def test_pcg_fits_on_a_dask_x_as_in_memory():
     da = pytest.importorskip("dask.array")
     X, y = _data(n=900)

@@ -213,7 +213,8 @@ class _LowRankRidgeModel(_PCGFit):
             alphas,
             chosen.per_fold,
             top=(
-                "the penalty at least 100 times the data's in every direction"
+                "a hundredth of the kernel's weighted trace, so at least a hundredth of the "
+                "features' largest eigenvalue"
                 if pcg
                 else "every direction of the features shrunk by at least a half"
             ),

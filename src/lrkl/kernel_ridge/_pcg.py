@@ -385,7 +385,8 @@ class NystromSystem:
     ) -> PCGSolution:
         """CG on ``Bᵀ H B γ = Bᵀ r`` at ``α > 0``, from ``β = start`` (a warm start, shape
         (M, t)) or 0, until every target's residual is at most ``tol`` times its right-hand
-        side's norm, or ``max_iter`` iterations."""
+        side's norm, or ``max_iter`` iterations (a warm start's residual takes one more pass,
+        not counted: with ``max_iter=1`` every α of a path still takes a step)."""
         xp = self.xp
         system = self.preconditioned(targets, alpha)
         b = system.rhs()
@@ -397,7 +398,6 @@ class NystromSystem:
         else:
             gamma = system.from_coef(start)
             r = b - system.apply(gamma)
-            n_iter += 1
         p = r
         rs = xp.sum(r * r, axis=0)
         done = xp.sqrt(rs) <= threshold
