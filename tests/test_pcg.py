@@ -211,6 +211,18 @@ def test_a_warm_started_solve_takes_a_step_within_one_iteration():
     assert np.abs(step.coef - start).max() > 1e-3 * np.abs(start).max()
 
 
+@pytest.mark.parametrize("labels", [[0, 0, 1, 1], [0] * 59 + [1]])
+def test_the_holdout_is_unstratified_where_stratifying_is_impossible(labels):
+    """Too few rows for a class on each side, or a class of one row: scikit-learn's stratified
+    splitter refused (its ValueError named no parameter of lrkl's); the hold-out is then drawn
+    unstratified, as ``solver="features"`` fits these labels by leave-one-out."""
+    X, _ = _data(n=len(labels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the rank clipped to the rows; the grid's edge
+        model = LowRankRidgeClassifierCV(solver="pcg", random_state=0).fit(X, labels)
+    assert model.predict(X).shape == (len(labels),)
+
+
 def test_pcg_fits_on_a_dask_x_as_in_memory():
     da = pytest.importorskip("dask.array")
     X, y = _data(n=900)

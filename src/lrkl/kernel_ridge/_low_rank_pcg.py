@@ -5,7 +5,9 @@ classifiers through :class:`~lrkl.kernel_ridge._low_rank_model._LowRankRidgeMode
 
 from __future__ import annotations
 
+import math
 import warnings
+from collections import Counter
 from typing import Any, NamedTuple
 
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
@@ -210,10 +212,11 @@ class _PCGFit:
         kernel = check_kernels(self._kernels() if kernels is None else kernels, X)[0]
         system = self._pcg_system(kernel, X, y, random_state, xp=xp)
         if folds is None:
-            splitter = StratifiedShuffleSplit if labels is not None else ShuffleSplit
+            stratify = labels is not None and can_stratify(labels, X.shape[0])
+            splitter = StratifiedShuffleSplit if stratify else ShuffleSplit
             holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
             target = y if labels is None else labels
-            folds = cv_folds(holdout, X, target, None, classifier=labels is not None)
+            folds = cv_folds(holdout, X, target, None, classifier=stratify)
         n = X.shape[0]
         weights = sample_weight
         if weights is None:
@@ -246,6 +249,15 @@ class _PCGFit:
             per_fold.append(system.squared_errors(targets, solutions, w_te))
             kept = solutions if kept is None else kept
         return _PCGPath(system, alphas, internal, per_fold, kept)
+
+
+def can_stratify(labels: Any, n: int) -> bool:
+    """Whether the hold-out of :data:`PCG_HOLDOUT` of ``n`` rows can be stratified by the class
+    numbers ``labels`` (host): every class of at least two rows, and as many classes as rows on
+    each side; else it is drawn unstratified (scikit-learn's splitter would refuse)."""
+    counts = Counter(labels.tolist()).values()
+    test = math.ceil(PCG_HOLDOUT * n)
+    return min(counts) >= 2 and min(test, n - test) >= len(counts)
 
 
 def xp_itemsize(X: Array) -> int:
