@@ -223,6 +223,32 @@ def test_the_holdout_is_unstratified_where_stratifying_is_impossible(labels):
     assert model.predict(X).shape == (len(labels),)
 
 
+def test_the_cv_refuses_pcg_factors_beyond_the_budget_before_the_width_search(monkeypatch):
+    """The MemoryError comes before any width's features are built (the whole search ran
+    first, then pcg refused)."""
+    from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("the width search ran")
+
+    monkeypatch.setattr(_LowRankRidgeModel, "_path", no_search)
+    X, y = _data(n=2000)
+    model = LowRankRidgeCV(rank=1500, solver="pcg", memory_budget=20 * 2**20, random_state=0)
+    with pytest.raises(MemoryError, match="memory_budget=20971520"):
+        model.fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["features", "pcg"])
+def test_a_rank_above_the_width_searchs_rows_is_not_said_to_be_clipped(solver):
+    """The width search compares widths on 1 000 of the 2 000 rows; the model keeps its 1 500
+    centres, and no warning says that they were cut to 1 000."""
+    X, y = _data(n=2000)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", ".*exceeds n_samples", UserWarning)
+        model = LowRankRidgeCV(rank=1500, solver=solver, random_state=0).fit(X, y)
+    assert model.rank_ == (1500,)
+
+
 def test_pcg_fits_on_a_dask_x_as_in_memory():
     da = pytest.importorskip("dask.array")
     X, y = _data(n=900)

@@ -146,6 +146,7 @@ class _LowRankRidgeModel(_PCGFit):
                 f"{type(self).__name__} with solver='pcg' validates on rows it holds out: it "
                 "takes an in-memory X (LowRankRidge fits a Dask X with solver='pcg')"
             )
+            self._pcg_factor_bytes(X_given)  # factors beyond the budget: refused before all
         subsample = None  # where there are many rows, the widths are compared on a subsample
         if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
             weights = None if sample_weight is None else to_numpy(sample_weight)
@@ -178,7 +179,8 @@ class _LowRankRidgeModel(_PCGFit):
         best = 0
         with warnings.catch_warnings():
             for i in range(len(widths) if len(widths) > 1 or not pcg else 0):
-                if i == 1:  # a clipped rank was said once, at the first width
+                if i == 1 or subsample is not None:  # said once, at the first width; a
+                    # subsample's clipped rank is the search's own (the fit's is said by it)
                     warnings.filterwarnings("ignore", ".*exceeds n_samples", UserWarning)
                 current = path(i, searched, maps_held)
                 paths.append(current._replace(features=None, problem=None, solver=None))

@@ -106,6 +106,22 @@ class _PCGFit:
             return "features"
         return "pcg" if factor_bytes(M, xp_itemsize(X), X.shape[0]) <= budget else "features"
 
+    def _pcg_factor_bytes(self, X: Array) -> tuple[int | None, int]:
+        """The memory budget (None: unbounded, for a Dask X) and the bytes of pcg's M × M
+        factors; a MemoryError, before anything is allocated, where they exceed it."""
+        M = self._n_centres(X)
+        budget = None if executor_for(X).lazy else memory_budget_of(self.memory_budget, X)
+        factors = factor_bytes(M, xp_itemsize(X), X.shape[0])
+        if budget is not None and factors > budget:
+            msg = (
+                f"{type(self).__name__}: solver='pcg' holds two {M} × {M} arrays of factors "
+                f"and their factorisation's workspace, {factors / 2**30:.3g} GiB, beyond "
+                f"memory_budget={budget} bytes ({budget / 2**30:.3g} GiB). Pass a smaller rank "
+                "(the number of centres) or a larger memory_budget."
+            )
+            raise MemoryError(msg)
+        return budget, factors
+
     def _pcg_system(
         self, kernel: Kernel, X: Array, y: Array, random_state: Any, *, xp: Any
     ) -> NystromSystem:
@@ -114,17 +130,7 @@ class _PCGFit:
         the M × M factors, a MemoryError before anything is allocated where these do not."""
         n, M = X.shape[0], self._n_centres(X)
         run = executor_for(X, xp=xp)
-        budget = None if run.lazy else memory_budget_of(self.memory_budget, X)
-        factors = factor_bytes(M, xp_itemsize(X), n)
-        if budget is not None and factors > budget:
-            msg = (
-                f"{type(self).__name__}: solver='pcg' holds two {M} × {M} arrays of factors "
-                f"and their factorisation's workspace, {factors / 2**30:.3g} GiB, beyond "
-                f"memory_budget={budget} bytes "
-                f"({budget / 2**30:.3g} GiB). Pass a smaller rank (the number of centres) or a "
-                "larger memory_budget."
-            )
-            raise MemoryError(msg)
+        budget, factors = self._pcg_factor_bytes(X)
         block_dtype = widest_float(xp, device_of(X)) if self.kernel_dtype is None else xp.float32
         block_bytes = xp.finfo(block_dtype).bits // 8
         cache = budget is None or factors + n * M * block_bytes <= budget
