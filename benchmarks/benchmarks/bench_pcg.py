@@ -33,7 +33,9 @@ def _data(n, d=10, seed=0):
 
 class PCGIteration(OnBackend):
     """One CG iteration (a pass ``K_cᵀ W K_c u`` with the kernel blocks recomputed, four M × M
-    triangular solves) against one blocked pass ``K_nM v``, at n = 10⁵, M = 5000."""
+    triangular solves) against one blocked pass ``K_nM v``, at n = 10⁵, M = 5000; the kernel
+    values in X's dtype (float32 rows: ``kernel_dtype="float32"``'s, the default's being
+    float64)."""
 
     params = ([100_000], [5_000], ["float64", "float32"], ["numpy", "cupy"])
     param_names = ["n", "M", "dtype", "backend"]
@@ -50,8 +52,15 @@ class PCGIteration(OnBackend):
         self.y = self.xp.astype(self.y, self.xp.float64)
         kernel = check_kernels([Gaussian()], self.X)[0]
         S = self.X[check_random_state(0).permutation(n)[:M]]
-        system = NystromSystem(
-            kernel, self.X, S, fit_intercept=True, cache=False, n_targets=1, xp=self.xp
+        system = NystromSystem(  # float32: the kernel values of kernel_dtype="float32"
+            kernel,
+            self.X,
+            S,
+            fit_intercept=True,
+            cache=False,
+            n_targets=1,
+            xp=self.xp,
+            block_dtype=self.X.dtype,
         )
         self.step = system.preconditioned(system.weighted(self.y, None), 1.0)
         self.v = self.xp.ones((M, 1), dtype=self.xp.float64)
@@ -64,7 +73,9 @@ class PCGIteration(OnBackend):
         self.sync()
 
     def time_kernel_pass(self, n, M, dtype, backend):
-        decision(self.kernel, self.S, self.coef, self.zero, self.X, xp=self.xp)
+        decision(
+            self.kernel, self.S, self.coef, self.zero, self.X, xp=self.xp, block_dtype=self.X.dtype
+        )
         self.sync()
 
 
