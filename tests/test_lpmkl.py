@@ -643,3 +643,20 @@ def test_a_slowly_converging_gap_is_not_taken_for_a_stall():
             rank=10, p=1, C=10.0, loss="hinge", random_state=0, callback=lambda s: gaps.append(s)
         ).fit(X, y)
     assert gaps[-1].duality_gap <= 1e-3
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"shared_landmarks": True}, {"method": "icd"}, {"method": "csi"}],
+    ids=["nystrom", "shared", "icd", "csi"],
+)
+def test_a_kernel_zero_on_the_data_gives_a_constant_model(params):
+    """A Linear kernel on all-zero rows: the Nyström landmark block is 0 (its jitter too: the
+    features were 1/√0, NaN) and ICD/CSI keep no column (a ZeroDivisionError in Newton's row
+    blocks). The features are now 0, and the model the intercept alone."""
+    from lrkl.kernels import Linear
+
+    y = np.random.default_rng(0).integers(0, 2, 50)
+    model = LowRankMKLClassifier(kernels=[Linear()], rank=5, random_state=0, **params)
+    scores = model.fit(np.zeros((50, 2)), y).decision_function(np.zeros((4, 2)))
+    assert np.all(np.isfinite(scores)) and np.ptp(scores) == 0.0

@@ -313,7 +313,9 @@ def _projection(W: Array, rank: int | None, dtype: Any, *, xp: ModuleType) -> Ar
     noise = m * xp.finfo(W.dtype).eps * s_max
     if rank is None:  # W + δI: the problem the pcg solver's chol(W + δI) solves
         zero = xp.zeros((), dtype=s.dtype, device=device_of(s))
-        scale = 1.0 / xp.sqrt(xp.maximum(s, zero) + landmark_jitter(W, xp=xp))
+        shifted = xp.maximum(s, zero) + landmark_jitter(W, xp=xp)
+        positive = shifted > 0  # all but where W = 0 (a kernel zero on the landmarks): G = 0
+        scale = xp.where(positive, 1.0 / xp.sqrt(xp.where(positive, shifted, 1.0)), 0.0)
         return (U * scale[None, :]) @ xp.matrix_transpose(U)
     s_top = xp.flip(s[m - rank :], axis=0)
     U_top = xp.flip(U[:, m - rank :], axis=1)

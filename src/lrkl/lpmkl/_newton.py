@@ -145,7 +145,7 @@ def _blocks(V: Array, rows: Array | None, *, xp: ModuleType):
     float64 features, copies only where the rows are taken or the dtype widened."""
     m, n, R = V.shape
     count = n if rows is None else int(rows.shape[0])
-    step = max(1, BLOCK_ENTRIES // (m * R))
+    step = max(1, BLOCK_ENTRIES // max(1, m * R))  # R = 0: kernels zero on the data
     for start in range(0, count, step):
         stop = min(start + step, count)
         part = V[:, start:stop, :] if rows is None else xp.take(V, rows[start:stop], axis=1)
@@ -361,7 +361,9 @@ class _Steps:
                 step_b = -grad_b / (corner if corner > 0.0 else scale)
             step_v = -(p + q * step_b)
             decrement = -(float(xp.sum(grad_v * step_v)) + grad_b * step_b)
-            size = max(float(xp.max(xp.abs(step_v))), abs(step_b))
+            size = max(
+                float(xp.max(xp.abs(step_v))) if math.prod(step_v.shape) else 0.0, abs(step_b)
+            )
             if size > 2.0**256:  # (a singular Hessian's step at a huge C) scaled by a power of
                 # two, exactly, so that its squares in the line search stay finite
                 unit = math.ldexp(1.0, -math.frexp(size)[1])
