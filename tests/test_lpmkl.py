@@ -660,3 +660,20 @@ def test_a_kernel_zero_on_the_data_gives_a_constant_model(params):
     model = LowRankMKLClassifier(kernels=[Linear()], rank=5, random_state=0, **params)
     scores = model.fit(np.zeros((50, 2)), y).decision_function(np.zeros((4, 2)))
     assert np.all(np.isfinite(scores)) and np.ptp(scores) == 0.0
+
+
+def test_a_callbacks_stop_does_not_warn_and_a_cap_says_which():
+    """A callback that returns True stops the fit as asked: no ConvergenceWarning (it said to
+    raise max_iter); the outer cap's warning names max_outer_iter."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _circle(200, 3)
+    params = {"rank": 10, "p": 1, "C": 10.0, "loss": "hinge", "random_state": 0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = LowRankMKLClassifier(callback=lambda state: True, **params).fit(X, y)
+    assert model.n_iter_ == 1
+    with pytest.warns(ConvergenceWarning, match="max_outer_iter"):
+        LowRankMKLClassifier(max_outer_iter=2, **params).fit(X, y)

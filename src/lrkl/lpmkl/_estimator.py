@@ -26,6 +26,7 @@ from lrkl.lpmkl._losses import LOSSES
 from lrkl.lpmkl._mkl import (
     MAX_OUTER_ITER,
     MKL_STOPS,
+    STALL_UPDATES,
     SVM_SOLVERS,
     MKLResult,
     MKLState,
@@ -418,8 +419,17 @@ class LowRankMKLClassifier(LRKLClassifier):
             gap = _solution_gap(problem, result.weights, result.solution, float(self.eta), xp=xp)
             summaries.append((result, coef, gap))
         self._set_fitted(summaries, fit.classes, xp=xp, device=fit.device)
-        if not all(r.converged for r in results):
-            self._warn_not_converged(self.n_iter_, "increase max_iter or max_outer_iter")
+        reasons = {r.stopped_by for r in results} - {None, "callback"}  # a callback's stop: asked
+        if "stalled" in reasons:
+            self._warn_not_converged(
+                self.n_iter_,
+                f"the MKL duality gap stopped shrinking above mkl_tol={self.mkl_tol:g} "
+                f"({STALL_UPDATES} updates without shrinking by a tenth): the arithmetic may not "
+                "resolve it (C, eta or the data scaled near floating point's limits); a larger "
+                "mkl_tol stops there",
+            )
+        elif reasons:
+            self._warn_not_converged(self.n_iter_, "increase max_outer_iter (or max_iter)")
 
     def _set_fitted(self, results: list, classes: Any, *, xp: Any, device: Any) -> None:
         binary = len(results) == 1

@@ -258,6 +258,9 @@ class MKLResult(NamedTuple):
     n_iter: int
     svm_iterations: int
     converged: bool
+    #: why an unconverged loop stopped: "max_outer_iter", "stalled" (the MKL gap stopped
+    #: shrinking) or "callback"; None where it converged
+    stopped_by: str | None = None
 
 
 def check_solver(solver: str, loss: str, eta: float) -> str:
@@ -469,4 +472,8 @@ def _solve_lp_mkl(
         if halt or stalled:
             break
         d = new
-    return MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
+    stopped_by = None
+    if not converged:
+        stopped_by = "callback" if halt else "stalled" if stalled else "max_outer_iter"
+    result = MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
+    return result._replace(stopped_by=stopped_by)
