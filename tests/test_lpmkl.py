@@ -677,3 +677,16 @@ def test_a_callbacks_stop_does_not_warn_and_a_cap_says_which():
     assert model.n_iter_ == 1
     with pytest.warns(ConvergenceWarning, match="max_outer_iter"):
         LowRankMKLClassifier(max_outer_iter=2, **params).fit(X, y)
+
+
+@pytest.mark.parametrize("given", ["class_weight", "sample_weight"])
+def test_a_class_without_weight_is_named_in_the_users_terms(given):
+    """It said "sample_weight must give each class a positive total weight, class +1 has 0"
+    for a class_weight of 0, naming the one-vs-rest encoding, not the label."""
+    X = np.random.default_rng(0).normal(size=(90, 3))
+    y = np.repeat(["a", "b", "c"], 30)
+    params = {"class_weight": {"a": 1, "b": 1, "c": 0}} if given == "class_weight" else {}
+    weights = np.r_[np.ones(60), np.zeros(30)] if given == "sample_weight" else None
+    model = LowRankMKLClassifier(rank=5, random_state=0, **params)
+    with pytest.raises(ValueError, match=f"{given} must give every class .* class 'c' has 0"):
+        model.fit(X, y, sample_weight=weights)

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._backend import device_of, from_host
+from lrkl._backend import device_of, from_host, to_numpy
 from lrkl._base import MONITOR_CONSTRAINTS, LRKLClassifier
 from lrkl._executor import executor_for
 from lrkl._typing import Array
@@ -51,6 +51,18 @@ class _Fit(NamedTuple):
     feature_map: LowRankFeatures
     problems: list  # one SVMProblem per binary task
     solver: str
+
+
+def require_class_totals(weights: Any, codes: Any, classes: Any, names: str, owner: str) -> None:
+    """A ValueError naming the user's label and ``names`` (the weights given) where a class's
+    rows weigh 0 in all: its margin, and the intercept, would be undefined (host arrays)."""
+    for code, label in enumerate(classes.tolist()):
+        if not float(weights[codes == code].sum()) > 0.0:
+            msg = (
+                f"{owner}: {names} must give every class a positive total weight; class "
+                f"{label!r} has 0"
+            )
+            raise ValueError(msg)
 
 
 class LowRankMKLClassifier(LRKLClassifier):
@@ -341,6 +353,10 @@ class LowRankMKLClassifier(LRKLClassifier):
         weights = check_class_sample_weight(
             self.class_weight, sample_weight, X, classes, codes, owner=self
         )
+        if weights is not None:
+            given = {"sample_weight": sample_weight, "class_weight": self.class_weight}
+            names = " and ".join(name for name, value in given.items() if value is not None)
+            require_class_totals(to_numpy(weights), codes, classes, names, type(self).__name__)
         dev = device_of(X)
         feature_map = LowRankFeatures(
             self.kernels,
