@@ -541,7 +541,7 @@ def test_class_weight_and_sample_weight_in_the_classifier():
     doubled = LowRankMKLClassifier(**params).fit(X, y, sample_weight=np.full(300, 2.0))
     half_c = LowRankMKLClassifier(C=2.0, **params).fit(X, y)
     np.testing.assert_allclose(doubled.decision_function(X), half_c.decision_function(X), atol=1e-8)
-    with pytest.raises(ValueError, match="sample_weight must give each class a positive total"):
+    with pytest.raises(ValueError, match="sample_weight must give every class a positive total"):
         LowRankMKLClassifier(**params).fit(X, y, sample_weight=(y == 0) * 1.0)
 
 
