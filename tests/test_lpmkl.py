@@ -13,7 +13,7 @@ from sklearn.svm import SVC
 from lrkl import LowRankMKLClassifier
 from lrkl._backend import to_numpy
 from lrkl.experiments.lpmkl import full_kernel_mkl
-from lrkl.kernels import Gaussian
+from lrkl.kernels import Gaussian, Linear
 from lrkl.lpmkl import (
     SVM_SOLVERS,
     NewtonState,
@@ -690,3 +690,54 @@ def test_a_class_without_weight_is_named_in_the_users_terms(given):
     model = LowRankMKLClassifier(rank=5, random_state=0, **params)
     with pytest.raises(ValueError, match=f"{given} must give every class .* class 'c' has 0"):
         model.fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_huge_sample_weights_solve_the_problem_of_a_huge_C(loss):
+    """Newton scaled its objective by max(C, 1) only: weights of 1e300 overflowed its sums
+    ("unbounded below" for the hinge). C·w_i is the row's cost, whichever factor is large or
+    small."""
+    X, y = _circle(80, 3)
+    params = {"kernels": [Gaussian(0.3), Linear()], "rank": 10, "loss": loss, "random_state": 0}
+    n = X.shape[0]
+    weights = np.full(n, 1e300)
+    by_weight = LowRankMKLClassifier(C=1e-298, **params).fit(X, y, sample_weight=weights)
+    by_cost = LowRankMKLClassifier(C=100.0, **params).fit(X, y)
+    np.testing.assert_allclose(
+        by_weight.decision_function(X), by_cost.decision_function(X), rtol=0, atol=1e-8
+    )
+    with pytest.raises(ValueError, match=r"C times the largest .* received C=1e\+300"):
+        LowRankMKLClassifier(C=1e300, **params).fit(X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_sample_weights_beyond_what_float64_resolves_are_refused(loss):
+    """One row weighted 1e16 (others 1) gave a model 3 % off the limit of large weights, or at
+    1e20 the uniform kernel weights after one step, with no warning: its cost hid every other
+    row's in the rounding. Spans up to 1e10 stay at that limit; larger ones are refused."""
+    X, y = _circle(80, 3)
+    params = {"kernels": [Gaussian(0.3), Linear()], "rank": 10, "loss": loss, "random_state": 0}
+
+    def one_heavy_row(weight):
+        w = np.ones(X.shape[0])
+        w[3] = weight
+        return LowRankMKLClassifier(**params).fit(X, y, sample_weight=w).decision_function(X)
+
+    np.testing.assert_allclose(one_heavy_row(1e10), one_heavy_row(1e6), rtol=0, atol=1e-4)
+    with pytest.raises(ValueError, match=r"sample_weight must keep .* 1e\+10 .* from 1 to 1e\+16"):
+        one_heavy_row(1e16)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # (liblinear's)
+@pytest.mark.parametrize("solver", ["newton", "gfb", "liblinear", "interior_point"])
+def test_every_solver_keeps_float32_in_float32(solver):
+    """liblinear and the interior point returned float64 weights (their libraries' dtype) for
+    float32 features, so that coef_, intercept_ and kernel_weights_ depended on the solver."""
+    if solver == "interior_point":
+        pytest.importorskip("clarabel")
+    X, y = _circle(60, 3)
+    X = X.astype(np.float32)
+    model = LowRankMKLClassifier(rank=5, solver=solver, loss="hinge", random_state=0).fit(X, y)
+    dtypes = {model.coef_.dtype, model.intercept_.dtype, model.kernel_weights_.dtype}
+    assert dtypes == {np.dtype(np.float32)}
+    assert model.decision_function(X).dtype == np.float32

@@ -161,7 +161,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 weights = weights * fit.weights
             for problem in fit.problems:
                 name = f"fold {f}'s training rows (give cv fewer folds)"
-                check_row_weights(weights, problem.y, name=name, xp=xp)
+                check_row_weights(weights, problem.y, C=Cs[-1], name=name, xp=xp)
             starts: list[Any] = [(None, None)] * len(fit.problems)
             for i in range(len(Cs)):  # smallest C first, each warm-started from the last
                 decisions = []

@@ -332,7 +332,9 @@ class LowRankMKLClassifier(LRKLClassifier):
         sample_weight : array of shape (n_samples,) or float, default=None
             Row ``i``'s loss is weighted by ``sample_weight[i]`` times ``class_weight``'s
             weight of its class (its cost is ``C·w_i``; the hinge's ``α_i ≤ C·w_i``). Each
-            binary problem needs a positive total weight in both of its classes.
+            binary problem needs a positive total weight in both of its classes, and the
+            positive weights must lie within a factor 1e10 of each other (beyond it the
+            lighter rows' costs are lost in the rounding of the heaviest one's).
 
         Returns
         -------
@@ -377,7 +379,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         ]
         if weights is not None:
             for y_signs in signs:
-                check_row_weights(weights, y_signs, name="sample_weight", xp=xp)
+                check_row_weights(weights, y_signs, C=C, name=f"the weights of {names}", xp=xp)
         y_csi = signs[0] if self.method == "csi" else None
         feature_map._build_factors(X, y_csi, xp=xp, owner=type(self).__name__)
         features = [f.G for f in feature_map.factors_]

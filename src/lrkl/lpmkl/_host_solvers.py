@@ -119,7 +119,8 @@ def interior_point(
     cones = [clarabel.ZeroConeT(k + 1), clarabel.NonnegativeConeT(2 * n)]
     result = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
     converged = result.status in (clarabel.SolverStatus.Solved, clarabel.SolverStatus.AlmostSolved)
-    alpha = np.clip(np.asarray(result.x[k:]), 0.0, problem.costs())
+    # in the features' dtype, as every solver's solution (Clarabel works in float64)
+    alpha = np.clip(np.asarray(result.x[k:]), 0.0, problem.costs()).astype(problem.V.dtype)
     return dual_solution(problem, d, alpha, int(result.iterations), converged, None, xp=xp)
 
 
@@ -154,7 +155,8 @@ def liblinear(
         warnings.simplefilter("always", ConvergenceWarning)
         svc.fit(Z, problem.y, sample_weight=problem.sample_weight)
     converged = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
-    w = root_d[:, None] * svc.coef_[0].reshape(m, R)
-    decision = Z @ svc.coef_[0]
+    coef = svc.coef_[0].astype(Z.dtype)  # in the features' dtype (liblinear's is float64)
+    w = root_d[:, None] * coef.reshape(m, R)
+    decision = Z @ coef
     intercept = np.asarray(svc.intercept_[0], dtype=Z.dtype)
     return SVMSolution(None, w, decision, intercept, int(svc.n_iter_), converged, None)

@@ -138,8 +138,9 @@ def _mkl_duality_gap(
 ) -> float:
     """:func:`mkl_duality_gap` on trusted inputs."""
     y = problem.y
-    # P and D over max(C, 1): α ≤ C, and α² or (V_kᵀYα)² would overflow at C = 1e300
-    unit = 1.0 / max(problem.C, 1.0)
+    # P and D over the largest row cost (at least 1): α_i ≤ C w_i, and α² or (V_kᵀYα)² would
+    # overflow at C = 1e300 or w_i = 1e300
+    unit = 1.0 / max(problem.largest_cost(xp=xp), 1.0)
     costs = problem.costs() * unit
     alpha = _feasible(solution.alpha * unit, problem.y, costs, problem.loss, xp=xp)
     products = _kernel_products(problem, alpha, xp=xp)  # V_kᵀYα, (m, R)

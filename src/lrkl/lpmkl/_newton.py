@@ -242,7 +242,12 @@ def _solve_newton_svm(
     root = xp.reshape(
         xp.broadcast_to(xp.sqrt(xp.astype(d, f64))[:, None], (m, R)), (m * R,)
     )  # √d per stacked column
-    weights = None if problem.sample_weight is None else xp.astype(problem.sample_weight, f64)
+    weights, C = None, problem.C
+    if problem.sample_weight is not None:  # C·w_i as (C·max w)·(w_i / max w): every weight ≤ 1,
+        # so that the weighted Gram and products stay finite when the weights are huge
+        weights = xp.astype(problem.sample_weight, f64)
+        C = problem.largest_cost(xp=xp)
+        weights = weights / float(xp.max(weights))
     same_problem = (
         state is not None and state.features is V and state.sample_weight is problem.sample_weight
     )
@@ -254,7 +259,7 @@ def _solve_newton_svm(
         w = xp.reshape(state.w, (m * R,))
         v = xp.where(root > 0.0, w / xp.where(root > 0.0, root, 1.0), 0.0)
         b = state.intercept
-    steps = _Steps(problem, gram, root, weights, xp)
+    steps = _Steps(problem, C, gram, root, weights, xp)
     if problem.loss == "squared_hinge":
         v, b, n_iter, converged = steps.run(SQUARED_HINGE, v, b, tol, max_iter)
         return steps.solution(SQUARED_HINGE, v, b, n_iter, converged, None, state=(gram, V))
@@ -296,9 +301,12 @@ class _Steps:
     for any :class:`~lrkl.lpmkl._losses.Piecewise` loss of the slack; ``decision`` follows the
     iterate."""
 
-    def __init__(self, problem: SVMProblem, gram: Array, root: Array, weights, xp) -> None:
+    def __init__(
+        self, problem: SVMProblem, C: float, gram: Array, root: Array, weights, xp
+    ) -> None:
+        """``C`` and ``weights`` (float64, or None) give row ``i`` the problem's cost ``C w_i``."""
         self.V, self.gram, self.root, self.weights, self.xp = problem.V, gram, root, weights, xp
-        self.C, self.sample_weight = problem.C, problem.sample_weight
+        self.C, self.sample_weight = C, problem.sample_weight
         self.y = xp.astype(problem.y, xp.float64)
         self.decision: Array | None = None
         self.capped = False  # whether a step's Hessian had its curvature cut (_hessian_factor)
@@ -313,9 +321,10 @@ class _Steps:
         optimum), the decrement is within ``tol`` (or rounding) of the objective, or
         ``max_iter``: the point, the steps taken and whether it converged."""
         xp, V, root, y, weighted = self.xp, self.V, self.root, self.y, self.weighted
-        # The objective over max(C, 1), ½ ‖v‖²/C + Σ w L(ξ) past C = 1: the same minimiser, with
-        # every quantity of the iteration of order 1 whatever C (at C = 1e300 the gradient and
-        # the step's products would overflow)
+        # The objective over max(C, 1) (C the largest row cost, the weights at most 1),
+        # ½ ‖v‖²/C + Σ w L(ξ) past C = 1: the same minimiser, with every quantity of the
+        # iteration of order 1 whatever C (at C = 1e300 the gradient and the step's products
+        # would overflow)
         ridge = 1.0 / max(self.C, 1.0)
         C = self.C * ridge
         kappa = loss.curvature
@@ -444,9 +453,9 @@ def _primal_gap(problem: SVMProblem, d: Array, solution: SVMSolution, *, xp: Mod
     ``w`` is the primal point to measure."""
     f64 = xp.float64  # in float64 whatever the features' dtype, as Newton's arithmetic is
     m, _, R = problem.V.shape
-    # P and D over max(C, 1), as the iteration's objective: α ≤ C, and the squares of α or of
-    # Vᵀyα would overflow at C = 1e300
-    unit = 1.0 / max(problem.C, 1.0)
+    # P and D over the largest row cost (at least 1), as the iteration's objective: α_i ≤ C w_i,
+    # and the squares of α or of Vᵀyα would overflow at C = 1e300 or w_i = 1e300
+    unit = 1.0 / max(problem.largest_cost(xp=xp), 1.0)
     y = xp.astype(problem.y, f64)
     costs = problem.costs()
     costs = costs * unit if isinstance(costs, float) else xp.astype(costs, f64) * unit
