@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from lrkl import LowRankMKLClassifier
+from lrkl import LowRankMKLClassifier, LowRankMKLClassifierCV
 from lrkl._backend import to_numpy
 from lrkl.experiments.lpmkl import full_kernel_mkl
 from lrkl.kernels import Gaussian, Linear
@@ -692,22 +692,44 @@ def test_a_class_without_weight_is_named_in_the_users_terms(given):
         model.fit(X, y, sample_weight=weights)
 
 
-@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
-def test_huge_sample_weights_solve_the_problem_of_a_huge_C(loss):
+@pytest.mark.parametrize(
+    ("loss", "solver"), [("hinge", "newton"), ("squared_hinge", "newton"), ("hinge", "gfb")]
+)
+def test_huge_sample_weights_solve_the_problem_of_a_huge_C(loss, solver):
     """Newton scaled its objective by max(C, 1) only: weights of 1e300 overflowed its sums
-    ("unbounded below" for the hinge). C·w_i is the row's cost, whichever factor is large or
-    small."""
+    ("unbounded below" for the hinge); GFB chose its unit of α from C alone (all decision values
+    1 at C = 1e-298, w = 1e300). C·w_i is the row's cost, whichever factor is large or small."""
     X, y = _circle(80, 3)
-    params = {"kernels": [Gaussian(0.3), Linear()], "rank": 10, "loss": loss, "random_state": 0}
-    n = X.shape[0]
-    weights = np.full(n, 1e300)
+    params = {"kernels": [Gaussian(0.3), Linear()], "rank": 10, "loss": loss}
+    params |= {"solver": solver, "random_state": 0}
+    weights = np.full(X.shape[0], 1e300)
     by_weight = LowRankMKLClassifier(C=1e-298, **params).fit(X, y, sample_weight=weights)
     by_cost = LowRankMKLClassifier(C=100.0, **params).fit(X, y)
     np.testing.assert_allclose(
         by_weight.decision_function(X), by_cost.decision_function(X), rtol=0, atol=1e-8
     )
-    with pytest.raises(ValueError, match=r"C times the largest .* received C=1e\+300"):
-        LowRankMKLClassifier(C=1e300, **params).fit(X, y, sample_weight=weights)
+
+
+def test_costs_outside_the_features_dtype_are_refused():
+    """C·max w overflowed (float64: 1e600; float32 features: 1e39, "the MKL objective became
+    nan") or underflowed (1e-400: a ZeroDivisionError in Newton's step) inside the solver."""
+    X, y = _circle(80, 3)
+    params = {"kernels": [Gaussian(0.3), Linear()], "rank": 10, "random_state": 0}
+    n = X.shape[0]
+    cases = [
+        (X, 1e300, np.full(n, 1e300), "inf"),
+        (X, 1e-200, np.full(n, 1e-200), "0"),
+        (X.astype(np.float32), 1e30, np.full(n, 1e9), "1e[+]39"),
+        (X.astype(np.float32), 1e39, None, "1e[+]39"),
+    ]
+    for rows, C, weights, received in cases:
+        name = "C" if weights is None else "C and sample_weight"
+        with pytest.raises(ValueError, match=rf"^{name} must give .* received {received}$"):
+            LowRankMKLClassifier(C=C, **params).fit(rows, y, sample_weight=weights)
+    with pytest.raises(ValueError, match=r"^Cs and sample_weight must give"):
+        LowRankMKLClassifierCV(Cs=[1.0, 1e300], rank=5, cv=3).fit(
+            X, y, sample_weight=np.full(n, 1e10)
+        )
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

@@ -149,7 +149,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 "method='csi', whose factors use the labels of the rows the folds hold out"
             )
             raise ValueError(msg)
-        fit = self._prepare(X, y, sample_weight, C=Cs[0])
+        fit = self._prepare(X, y, sample_weight, Cs=Cs, cost_name="Cs")
         xp = fit.xp
         n = fit.codes.shape[0]
         folds = cv_folds(self.cv, np.zeros((n, 1)), fit.codes, classifier=True)
@@ -161,7 +161,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 weights = weights * fit.weights
             for problem in fit.problems:
                 name = f"fold {f}'s training rows (give cv fewer folds)"
-                check_row_weights(weights, problem.y, C=Cs[-1], name=name, xp=xp)
+                check_row_weights(weights, problem.y, name=name, xp=xp)
             starts: list[Any] = [(None, None)] * len(fit.problems)
             for i in range(len(Cs)):  # smallest C first, each warm-started from the last
                 decisions = []

@@ -35,7 +35,7 @@ from lrkl.lpmkl._mkl import (
     check_solver,
 )
 from lrkl.lpmkl._newton import gram_only
-from lrkl.lpmkl._problem import _svm_problem, check_row_weights
+from lrkl.lpmkl._problem import _svm_problem, check_costs, check_row_weights
 
 __all__ = ["LowRankMKLClassifier"]
 
@@ -341,15 +341,18 @@ class LowRankMKLClassifier(LRKLClassifier):
         self
         """
         self._validate_params()
-        fit = self._prepare(X, y, sample_weight, C=float(self.C))
+        fit = self._prepare(X, y, sample_weight, Cs=(float(self.C),))
         results = self._solve_each(fit)
         self.features_ = fit.feature_map
         self._finish(results, fit)
         return self
 
-    def _prepare(self, X: Any, y: Any, sample_weight: Any, *, C: float) -> _Fit:
+    def _prepare(
+        self, X: Any, y: Any, sample_weight: Any, *, Cs: Sequence[float], cost_name: str = "C"
+    ) -> _Fit:
         """Validate the inputs, build the features and the SVM problem of each binary task
-        (one rotation for all: only the labels differ) at cost ``C``."""
+        (one rotation for all: only the labels differ) at cost ``Cs[0]``; every cost of the
+        sorted ``Cs`` (the parameter ``cost_name``) is checked against the weights."""
         solver = check_solver(self.solver, self.loss, float(self.eta))
         xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
         weights = check_class_sample_weight(
@@ -379,13 +382,18 @@ class LowRankMKLClassifier(LRKLClassifier):
         ]
         if weights is not None:
             for y_signs in signs:
-                check_row_weights(weights, y_signs, C=C, name=f"the weights of {names}", xp=xp)
+                check_row_weights(weights, y_signs, name=f"the weights of {names}", xp=xp)
+        for C in dict.fromkeys((Cs[0], Cs[-1])):  # the extremes of the sorted grid
+            label = cost_name if weights is None else f"{cost_name} and {names}"
+            check_costs(C, weights, name=label, dtype=dtype, xp=xp)
         y_csi = signs[0] if self.method == "csi" else None
         feature_map._build_factors(X, y_csi, xp=xp, owner=type(self).__name__)
         features = [f.G for f in feature_map.factors_]
         # the training factors live on in the problem only (rotated), not in the fitted model
         feature_map.factors_ = [f._replace(G=None) for f in feature_map.factors_]
-        shared = _svm_problem(features, signs[0], C, loss=self.loss, sample_weight=weights, xp=xp)
+        shared = _svm_problem(
+            features, signs[0], Cs[0], loss=self.loss, sample_weight=weights, xp=xp
+        )
         del features
         problems = [shared._replace(y=y_signs) for y_signs in signs]
         return _Fit(xp, dev, classes, codes, weights, feature_map, problems, solver)

@@ -94,7 +94,8 @@ def auto_alpha_scale(
     """The unit ``t`` of α in which GFB converges fast: ``t = min(1, (c·λ/C)^{−1/4})``, with
     ``λ = Σ_k d_k max(s_k)`` (an upper bound on the largest eigenvalue of ``K_d``, close to it
     when the kernels' top eigenvectors are alike, as for Gaussian kernels of several widths)
-    and c = ``constant`` (:data:`AUTO_SCALE_CONSTANT`, the one ``alpha_scale="auto"`` uses).
+    and c = ``constant`` (:data:`AUTO_SCALE_CONSTANT`, the one ``alpha_scale="auto"`` uses);
+    with sample weights ``C`` is the largest box, ``C·max w``.
 
     GFB on ``β = α/t`` is GFB in another metric: the curvature becomes ``t²·Y K_d Y`` against
     a linear term ``t·1``, while the step stays ζ = 1. As for the penalty of ADMM, the iteration
@@ -120,7 +121,8 @@ def _auto_alpha_scale(
     bound = float(xp.sum(d * xp.max(problem.s, axis=1)))
     if bound <= 0.0:
         return 1.0
-    return min(1.0, (constant * bound / problem.C) ** -0.25)
+    # C·max w, the largest box: the rule's C where sample weights scale the boxes
+    return min(1.0, (constant * bound / problem.largest_cost(xp=xp)) ** -0.25)
 
 
 def hinge_intercept(decision: Array, y: Array, *, xp: ModuleType) -> Array:

@@ -80,7 +80,8 @@ SMOOTHING_FACTOR = 0.1
 
 class NewtonState(NamedTuple):
     """What a warm start keeps: the last function's weights and intercept, and the Gram
-    ``[V_1 … V_m]ᵀ W [V_1 … V_m]`` of the problem (float64), formed once, with the sample
+    ``[V_1 … V_m]ᵀ (W / max W) [V_1 … V_m]`` of the problem (float64; the weights over their
+    largest, so that it stays finite whatever their scale), formed once, with the sample
     weights ``W`` it was formed with (a problem with other weights forms its own)."""
 
     w: Array  # shape: (m, R), float64
@@ -306,7 +307,7 @@ class _Steps:
     ) -> None:
         """``C`` and ``weights`` (float64, or None) give row ``i`` the problem's cost ``C w_i``."""
         self.V, self.gram, self.root, self.weights, self.xp = problem.V, gram, root, weights, xp
-        self.C, self.sample_weight = C, problem.sample_weight
+        self.C, self.sample_weight, self.given_C = C, problem.sample_weight, problem.C
         self.y = xp.astype(problem.y, xp.float64)
         self.decision: Array | None = None
         self.capped = False  # whether a step's Hessian had its curvature cut (_hessian_factor)
@@ -418,7 +419,7 @@ class _Steps:
         these decision values."""
         xp, C = self.xp, self.C
         if not math.isfinite(b):
-            msg = f"the Newton iteration diverged (C={C!r}): the intercept became {b}"
+            msg = f"the Newton iteration diverged (C={self.given_C!r}): the intercept became {b}"
             raise ValueError(msg)
         slack = 1.0 - self.y * (self.decision + b)
         alpha = C * self.weighted(loss.derivative(slack, xp=xp))

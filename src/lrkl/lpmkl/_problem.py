@@ -5,7 +5,6 @@ checks (:func:`svm_problem` is the public door)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -19,6 +18,7 @@ from lrkl.lpmkl._losses import LOSSES
 __all__ = [
     "SVMProblem",
     "SVMSolution",
+    "check_costs",
     "check_labels",
     "check_problem",
     "check_row_weights",
@@ -110,7 +110,8 @@ def svm_problem(
             raise ValueError(msg)
     check_labels(y, both=True, xp=xp)  # one class has no margin: the intercept is undefined
     if sample_weight is not None:
-        sample_weight = check_row_weights(sample_weight, y, C=C, name="sample_weight", xp=xp)
+        sample_weight = check_row_weights(sample_weight, y, name="sample_weight", xp=xp)
+    check_costs(C, sample_weight, name="C and sample_weight", dtype=features[0].dtype, xp=xp)
     return _svm_problem(list(features), y, C, loss=loss, sample_weight=sample_weight, xp=xp)
 
 
@@ -122,11 +123,11 @@ def svm_problem(
 MAX_WEIGHT_SPAN = 1e10
 
 
-def check_row_weights(weights: Any, y: Array, *, C: float, name: str, xp: ModuleType) -> Array:
+def check_row_weights(weights: Any, y: Array, *, name: str, xp: ModuleType) -> Array:
     """``weights`` if it is a finite 1-D array of one weight ≥ 0 per label, each class with a
-    positive sum (else that class has no margin and the intercept is undefined), its positive
-    weights within :data:`MAX_WEIGHT_SPAN` of each other and ``C`` times the largest finite;
-    else an error naming ``name``."""
+    positive sum (else that class has no margin and the intercept is undefined) and its
+    positive weights within :data:`MAX_WEIGHT_SPAN` of each other; else an error naming
+    ``name``."""
     weights = check_array(weights, name=name, ndim=1, dtype=y.dtype, xp=xp)
     if weights.shape[0] != y.shape[0] or not bool(xp.all(weights >= 0.0)):
         msg = (
@@ -147,10 +148,22 @@ def check_row_weights(weights: Any, y: Array, *, C: float, name: str, xp: Module
             f"weights from {low:g} to {top:g}"
         )
         raise ValueError(msg)
-    if not math.isfinite(C * top):
-        msg = f"C times the largest of {name} must be finite, received C={C!r} and {top:g}"
-        raise ValueError(msg)
     return weights
+
+
+def check_costs(C: float, weights: Array | None, *, name: str, dtype: Any, xp: ModuleType) -> None:
+    """A ValueError naming ``name`` unless the largest row cost, ``C·max w`` (``C`` without
+    weights), lies in the normal range of ``dtype``, the dtype the costs are held in: past it
+    they overflow, below it the solvers' steps divide by zero."""
+    top = C if weights is None else C * float(xp.max(weights))
+    info = xp.finfo(dtype)
+    low, high = float(info.smallest_normal), float(info.max)
+    if not low <= top <= high:
+        msg = (
+            f"{name} must give a largest row cost (C times the largest sample weight) within "
+            f"the range of the features' dtype, [{low:.3g}, {high:.3g}], received {top:.3g}"
+        )
+        raise ValueError(msg)
 
 
 def check_labels(y: Array, *, name: str = "y", both: bool = False, xp: ModuleType) -> Array:
@@ -191,9 +204,14 @@ def check_problem(problem: Any) -> SVMProblem:
     check_number(problem.C, name="problem.C", strict=True)
     check_option(problem.loss, LOSSES, name="problem.loss")
     if problem.sample_weight is not None:
-        check_row_weights(
-            problem.sample_weight, y, C=problem.C, name="problem.sample_weight", xp=xp
-        )
+        check_row_weights(problem.sample_weight, y, name="problem.sample_weight", xp=xp)
+    check_costs(
+        problem.C,
+        problem.sample_weight,
+        name="problem.C and problem.sample_weight",
+        dtype=V.dtype,
+        xp=xp,
+    )
     rotations = problem.rotations
     if not isinstance(rotations, tuple) or len(rotations) != m:
         msg = (
