@@ -147,6 +147,18 @@ def test_the_iteration_cap_warns_and_verbose_reports(capsys):
     assert "pcg iteration 2: relative residual" in capsys.readouterr().err
 
 
+def test_the_cap_warning_names_the_users_alpha():
+    """With sample weights it named the internal α of unit-scale weights (alpha=2.5e-05 for the
+    user's 1e-4 under weights of 4)."""
+    X, y = _data(n=400)
+    model = LowRankRidge(rank=60, alpha=1e-4, solver="pcg", pcg_max_iter=2)
+    with pytest.warns(ConvergenceWarning, match=r"at alpha=0\.0001: raise"):
+        model.fit(X, y, sample_weight=np.full(400, 4.0))
+    search = LowRankRidgeCV(rank=60, alphas=[1e-4], solver="pcg", pcg_max_iter=2)
+    with pytest.warns(ConvergenceWarning, match=r"at alpha=0\.0001: raise"):
+        search.fit(X, y, sample_weight=np.full(400, 4.0))
+
+
 def test_auto_chooses_pcg_where_the_features_exceed_the_budget():
     X, y = _data(n=2000)
     n, M = 2000, 200

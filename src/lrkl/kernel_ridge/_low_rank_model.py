@@ -89,7 +89,8 @@ class _LowRankRidgeModel(_PCGFit):
             sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
             kernel = check_kernels(self._kernels(), X)[0]
             system = self._pcg_system(kernel, X, y, self.random_state, xp=xp)
-            solution = self._pcg_solve(system, system.weighted(y, sample_weight), alpha)
+            targets = system.weighted(y, sample_weight)
+            solution = self._pcg_solve(system, targets, alpha, given=float(self.alpha))
             self._store_pcg(system, solution, X, y, y_scale, model_dtype, xp=xp)
             return
         leverage = self._leverage_centres()
@@ -237,7 +238,7 @@ class _LowRankRidgeModel(_PCGFit):
             system = chosen.system
             start = chosen.solutions[alphas.index(self.alpha_)].coef
             targets = system.weighted(y, sample_weight)
-            solution = self._pcg_solve(system, targets, alpha, start=start)
+            solution = self._pcg_solve(system, targets, alpha, given=self.alpha_, start=start)
             self._store_pcg(system, solution, X_given, y, y_scale, model_dtype, xp=xp)
             return
         problem, solver = chosen.problem, chosen.solver

@@ -151,10 +151,17 @@ class _PCGFit:
         )
 
     def _pcg_solve(
-        self, system: NystromSystem, targets: Any, alpha: float, start: Array | None = None
+        self,
+        system: NystromSystem,
+        targets: Any,
+        alpha: float,
+        *,
+        given: float,
+        start: Array | None = None,
     ) -> PCGSolution:
-        """:meth:`NystromSystem.solve` with the estimator's ``pcg_tol``, ``pcg_max_iter`` and
-        ``verbose``; a ConvergenceWarning at the cap."""
+        """:meth:`NystromSystem.solve` at ``alpha`` (in the units of unit-scale weights) with
+        the estimator's ``pcg_tol``, ``pcg_max_iter`` and ``verbose``; a ConvergenceWarning at
+        the cap, naming the user's α, ``given``."""
         monitor = self._monitor(lambda s: f"pcg iteration {s[0]}: relative residual {s[1]:.3g}")
         solution = system.solve(
             targets,
@@ -167,9 +174,8 @@ class _PCGFit:
         if not solution.converged:
             self._warn_not_converged(
                 solution.n_iter,
-                f"the relative residual is above pcg_tol={self.pcg_tol:g} at alpha={alpha:.3g} "
-                "(in the units of unit-scale weights): raise pcg_max_iter, or pass a larger "
-                "pcg_tol or alpha",
+                f"the relative residual is above pcg_tol={self.pcg_tol:g} at alpha={given:.3g}: "
+                "raise pcg_max_iter, or pass a larger pcg_tol or alpha",
             )
         return solution
 
