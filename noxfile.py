@@ -1,5 +1,5 @@
 """Development sessions: ``nox -s tests`` (default), tests_blas, tests_torch, tests_array_api,
-tests_cupy, tests_slow, tests_large, lint, docs, bench, performance."""
+tests_cupy, tests_slow, tests_large, lint, docs, bench, bench_smoke, performance."""
 
 from __future__ import annotations
 
@@ -152,6 +152,18 @@ def bench(session: nox.Session) -> None:
     session.run("asv", "machine", "--yes")
     session.run("asv", "check", "--python=same")
     session.run("asv", "run", "--quick", "--python=same", "--show-stderr", *session.posargs)
+
+
+@nox.session
+def bench_smoke(session: nox.Session) -> None:
+    """``asv check``, then the first parameter combination of every benchmark run once, in one
+    process (``benchmarks/scripts/asv_in_process.py --smoke``): that the suite runs, in minutes
+    where ``bench`` takes an hour or more on 2 cores. Its figures are not measurements."""
+    session.install(".[bench,plot,dask]", TORCH)
+    session.chdir("benchmarks")
+    session.run("asv", "machine", "--yes")
+    session.run("asv", "check", "--python=same")
+    session.run("python", "scripts/asv_in_process.py", "--smoke", ".", *session.posargs)
 
 
 @nox.session

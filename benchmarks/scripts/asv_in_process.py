@@ -14,6 +14,12 @@ writes them to ``--out`` as JSON.
 
 prints, from such files, each combination of the first backend beside its counterpart of the
 second and their ratio (the table of the docs' "On a GPU" page).
+
+    python benchmarks/scripts/asv_in_process.py --smoke "."
+
+runs the first combination of every selected benchmark once (``peakmem_``, ``mem_`` and
+``setup_cache`` benchmarks included): a check that the suite runs, in minutes, for CI; its
+figures are not measurements. ``nox -s bench`` runs every combination.
 """
 
 from __future__ import annotations
@@ -31,24 +37,30 @@ from asv_runner.discovery import disc_benchmarks, get_benchmark_from_name, updat
 BENCHMARKS = pathlib.Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-def _selected(patterns):
-    """(benchmark name, parameter index, label) for every combination a pattern matches."""
+def _selected(patterns, smoke=False):
+    """(benchmark name, parameter index, label) for every combination a pattern matches; with
+    ``smoke``, the first combination of every benchmark, memory and cached ones included."""
     update_sys_path(str(BENCHMARKS))
     for bench in disc_benchmarks(str(BENCHMARKS)):
-        if bench.name.split(".")[-1].startswith(("peakmem_", "mem_")) or bench.setup_cache_key:
+        memory = bench.name.split(".")[-1].startswith(("peakmem_", "mem_"))
+        if not smoke and (memory or bench.setup_cache_key):
             continue
         combos = itertools.product(*bench.params) if bench.params else [()]
-        for idx, combo in enumerate(combos):
+        for idx, combo in enumerate(itertools.islice(combos, 1 if smoke else None)):
             label = f"{bench.name}({', '.join(combo)})"
             if any(re.search(p, label) for p in patterns):
                 yield bench.name, (idx if bench.params else None), label
 
 
-def _measure(name, idx, attrs):
-    """asv_runner's result for one combination: None when skipped, else a dict or a number."""
+def _measure(name, idx, attrs, caches):
+    """asv_runner's result for one combination: None when skipped, else a dict or a number.
+    ``caches`` holds the ``setup_cache`` results by key, computed on first use."""
     bench_id = name if idx is None else f"{name}-{idx}"
     bench = get_benchmark_from_name(str(BENCHMARKS), bench_id, attrs)
-    bench.set_cache(None)
+    key = bench.setup_cache_key
+    if key is not None and key not in caches:
+        caches[key] = bench.do_setup_cache()
+    bench.set_cache(caches.get(key))
     if bench.do_setup():
         return None
     try:
@@ -94,18 +106,23 @@ def main(argv=None):
     parser.add_argument(
         "--table", action="store_true", help="patterns are FIRST SECOND FILE...: compare them"
     )
+    parser.add_argument(
+        "--smoke", action="store_true", help="the first combination of each benchmark, once"
+    )
     args = parser.parse_args(argv)
     if args.table:
         first, second, *paths = args.patterns
         print("\n".join(table(first, second, paths)))
         return 0
     attrs = {k: json.loads(v) for k, v in (a.split("=", 1) for a in args.attr)}
-    rows = []
+    if args.smoke:  # asv run --quick's timing: one call, no warm-up
+        attrs = {"number": 1, "repeat": 1, "warmup_time": 0, "min_run_count": 1, **attrs}
+    rows, caches = [], {}
     # discovery first: a benchmark that imports a module lazily would change the module
     # dictionary discovery iterates over ("dictionary changed size during iteration")
-    for name, idx, label in list(_selected(args.patterns)):
+    for name, idx, label in list(_selected(args.patterns, args.smoke)):
         try:
-            result = _measure(name, idx, attrs)
+            result = _measure(name, idx, attrs, caches)
         except Exception:
             rows.append({"benchmark": label, "error": traceback.format_exc(limit=3)})
             print(f"{label}  FAILED\n{rows[-1]['error']}", flush=True)
