@@ -144,13 +144,18 @@ def docs(session: nox.Session) -> None:
     session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "docs", "docs/_build/html")
 
 
-@nox.session
-def bench(session: nox.Session) -> None:
-    """``asv check`` and ``asv run --quick`` against this environment (no asv-managed builds)."""
+def _asv_check(session: nox.Session) -> None:
+    """Install the benchmarks' dependencies, enter ``benchmarks/`` and ``asv check`` there."""
     session.install(".[bench,plot,dask]", TORCH)
     session.chdir("benchmarks")
     session.run("asv", "machine", "--yes")
     session.run("asv", "check", "--python=same")
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """``asv check`` and ``asv run --quick`` against this environment (no asv-managed builds)."""
+    _asv_check(session)
     session.run("asv", "run", "--quick", "--python=same", "--show-stderr", *session.posargs)
 
 
@@ -159,10 +164,7 @@ def bench_smoke(session: nox.Session) -> None:
     """``asv check``, then the first parameter combination of every benchmark run once, in one
     process (``benchmarks/scripts/asv_in_process.py --smoke``): that the suite runs, in minutes
     where ``bench`` takes an hour or more on 2 cores. Its figures are not measurements."""
-    session.install(".[bench,plot,dask]", TORCH)
-    session.chdir("benchmarks")
-    session.run("asv", "machine", "--yes")
-    session.run("asv", "check", "--python=same")
+    _asv_check(session)
     session.run("python", "scripts/asv_in_process.py", "--smoke", ".", *session.posargs)
 
 
