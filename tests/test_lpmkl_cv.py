@@ -1,6 +1,6 @@
 """LowRankMKLClassifierCV: its fold scores against independent cold fits of
 LowRankMKLClassifier on the same features (the held-out rows weighted 0), its choice against the
-best mean score, its refit against LowRankMKLClassifier at that C."""
+best mean score, its refit against LowRankMKLClassifier at that C, and where its path stops."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from lrkl import LowRankMKLClassifier, LowRankMKLClassifierCV
 from lrkl.kernels import Gaussian
+from lrkl.lpmkl import _cv
 
 KERNELS = [Gaussian(gamma=0.3), Gaussian(gamma=3.0)]
 
@@ -24,7 +25,9 @@ def _data(n=240, n_classes=2, seed=0):
 
 @pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")  # a grid end: by design
 @pytest.mark.parametrize("n_classes", [2, 3])
-def test_fold_scores_match_cold_fits_on_the_same_features(n_classes):
+def test_fold_scores_match_cold_fits_on_the_same_features(n_classes, monkeypatch):
+    monkeypatch.setattr(_cv, "SELECTION_GAP", 0.0)  # the folds solved to mkl_tol as well
+    monkeypatch.setattr(_cv, "PATIENCE", 10)  # the whole path
     X, y = _data(n_classes=n_classes)
     Cs = (0.1, 10.0, 1000.0)
     params = dict(kernels=KERNELS, rank=15, random_state=0, mkl_tol=1e-9, max_outer_iter=2000)
@@ -50,3 +53,32 @@ def test_the_grid_and_the_folds_are_checked():
     with pytest.raises(ValueError, match="method='csi'"):
         LowRankMKLClassifierCV(method="csi", rank=5).fit(X, y)
     assert "C" not in LowRankMKLClassifierCV().get_params()
+
+
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_path_stops_after_two_cs_below_the_best(seed):
+    X, y = _data(n=300, seed=seed)
+    Cs = np.geomspace(1e-3, 1e4, 8)
+    model = LowRankMKLClassifierCV(KERNELS, rank=15, Cs=Cs, random_state=0).fit(X, y)
+    means = model.cv_accuracy_.mean(axis=1)
+    visited = int(np.sum(~np.isnan(means)))
+    assert np.all(np.isnan(model.cv_accuracy_[visited:]))
+    below = means[:visited] < np.maximum.accumulate(means[:visited])
+    two_below = [j + 1 for j in range(visited - 1) if below[j] and below[j + 1]]
+    assert visited < len(Cs)  # on these data the accuracy falls at large C
+    assert two_below == [visited - 1]  # it stopped at the first pair below the best, not before
+    assert Cs[int(np.nanargmax(means))] == model.C_
+
+
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")
+def test_folds_solved_to_the_selection_gap_rank_the_cs_as_tight_ones_do(monkeypatch):
+    X, y = _data(n=400, seed=3)
+    params = dict(kernels=KERNELS, rank=20, random_state=0, Cs=(0.1, 1.0, 10.0, 100.0))
+    monkeypatch.setattr(_cv, "PATIENCE", 10)
+    loose = LowRankMKLClassifierCV(**params).fit(X, y)
+    monkeypatch.setattr(_cv, "SELECTION_GAP", 0.0)
+    tight = LowRankMKLClassifierCV(mkl_tol=1e-6, **params).fit(X, y)
+    assert loose.C_ == tight.C_
+    rows = len(y) / 3
+    np.testing.assert_allclose(loose.cv_accuracy_, tight.cv_accuracy_, atol=3 / rows)

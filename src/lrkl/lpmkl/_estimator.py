@@ -407,10 +407,16 @@ class LowRankMKLClassifier(LRKLClassifier):
         return results
 
     def _solve(
-        self, problem: Any, fit: _Fit, *, weights: Any = None, state: Any = None
+        self,
+        problem: Any,
+        fit: _Fit,
+        *,
+        weights: Any = None,
+        state: Any = None,
+        mkl_tol: float | None = None,
     ) -> MKLResult:
         """The ℓp-MKL of one binary problem, from ``weights`` and the SVM ``state`` when
-        given (a warm start)."""
+        given (a warm start), to ``mkl_tol`` (default: the parameter's)."""
         monitor = self._monitor(
             lambda s: (
                 f"update {s.n_iter}: objective {s.objective:.6g}, max |Δd| "
@@ -425,7 +431,7 @@ class LowRankMKLClassifier(LRKLClassifier):
             stop=self.stop,
             alpha_scale=self.alpha_scale,
             weight_tol=float(self.weight_tol),
-            mkl_tol=float(self.mkl_tol),
+            mkl_tol=float(self.mkl_tol if mkl_tol is None else mkl_tol),
             max_iter=int(self.max_iter),
             max_outer_iter=int(self.max_outer_iter),
             eta=float(self.eta),
