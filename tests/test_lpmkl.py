@@ -767,3 +767,22 @@ def test_every_solver_keeps_float32_in_float32(solver):
     dtypes = {model.coef_.dtype, model.intercept_.dtype, model.kernel_weights_.dtype}
     assert dtypes == {np.dtype(np.float32)}
     assert model.decision_function(X).dtype == np.float32
+
+
+def test_liblinear_stops_on_the_objectives_relative_change():
+    """liblinear gives no dual point, so stop="mkl_gap" ends its loop at the first update whose
+    MKL objective moved by at most mkl_tol relative (not by the weights, which need not
+    settle); tightening mkl_tol brings the weights to the interior point's."""
+    X, y = _classification(n=80)
+    params = dict(rank=6, C=1.0, random_state=0, max_iter=20000, max_outer_iter=300, loss="hinge")
+    reference = LowRankMKLClassifier(
+        solver="interior_point", tol=1e-10, stop="change", weight_tol=1e-8, **params
+    ).fit(X, y)
+    for mkl_tol, atol in ((1e-3, 5e-2), (1e-5, 1e-2)):
+        # (a ConvergenceWarning would fail the test: warnings are errors)
+        clf = LowRankMKLClassifier(solver="liblinear", tol=1e-6, mkl_tol=mkl_tol, **params)
+        clf.fit(X, y)
+        objectives = np.asarray(clf.objectives_)
+        changes = np.abs(np.diff(objectives)) / np.abs(objectives[1:])
+        assert changes[-1] <= mkl_tol < changes[:-1].min()
+        np.testing.assert_allclose(clf.kernel_weights_, reference.kernel_weights_, atol=atol)

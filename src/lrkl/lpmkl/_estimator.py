@@ -151,8 +151,9 @@ class LowRankMKLClassifier(LRKLClassifier):
         then move by the SVM's inexactness, and whether the loop stops can depend on the last
         bits of the arithmetic (at C = 1000 and the paper's 1e-4 the last SVM's gaps were
         15–90 %, :ref:`lpmkl-reproduce`). ``"gap"`` solves each SVM to the relative duality gap
-        ``tol`` and stops the loop by ``weight_tol``. liblinear, which gives no dual point,
-        always stops by the weight change.
+        ``tol`` and stops the loop by ``weight_tol``. liblinear gives no dual point: under
+        ``"mkl_gap"`` its loop stops when the MKL objective changes by at most ``mkl_tol``
+        relative in one update, under the others by the weight change.
     alpha_scale : float or "auto", default="auto"
         GFB's unit ``t`` of α: it iterates on ``α/t``, the same problem in another metric.
         ``1.0`` is the paper's Algorithm 2; ``"auto"`` sets ``t = min(1, (C/λ)^{1/4})`` from a
@@ -161,10 +162,11 @@ class LowRankMKLClassifier(LRKLClassifier):
         iterations than ``1.0`` at C ≤ 10 on svmguide1, mushrooms, magic and adult, and does
         not help at C ≥ 100 (:ref:`lpmkl-scale`). Other solvers ignore it.
     weight_tol : float, default=1e-4
-        Under ``stop="change"`` or ``"gap"`` (and with liblinear), the MKL loop stops when no
-        weight changes by more than ``weight_tol`` (the paper's).
+        Under ``stop="change"`` or ``"gap"``, the MKL loop stops when no weight changes by
+        more than ``weight_tol`` (the paper's).
     mkl_tol : float, default=1e-3
-        Under ``stop="mkl_gap"``, the relative MKL duality gap at which the fit stops.
+        Under ``stop="mkl_gap"``, the relative MKL duality gap at which the fit stops (with
+        liblinear, the MKL objective's relative change in one update).
     max_iter : int, default=3000
         Iterations of each SVM solve (the paper: 3000).
     max_outer_iter : int, default=500

@@ -330,7 +330,9 @@ def solve_lp_mkl(
       inexact while the weights move, exact as they settle, so the weights are updated from
       solutions accurate enough to move them the right way, and the gap, a certificate, goes
       to zero whatever rounding the iterates carry. ``tol`` and ``weight_tol`` are not used.
-      liblinear gives no dual point: with it the loop stops as for ``"change"``.
+      liblinear gives no dual point: with it each SVM stops at liblinear's ``tol`` and the
+      loop when the MKL objective's relative change over an update is at most ``mkl_tol``
+      (a rule on the objective, which the optimum fixes, not on the weights, which it may not).
     - ``"change"`` (the paper's rules, which give ``tol`` and ``weight_tol`` their meaning; the
       default until issue 33): each SVM stops by the relative change of its objective (``tol``,
       :func:`lrkl.lpmkl.solve_gfb_svm`), the loop when ``max |Δd| < weight_tol``. The weights then
@@ -466,7 +468,14 @@ def _solve_lp_mkl(
         if certified and gap <= mkl_tol:
             converged = True
             break
-        if not certified and change < weight_tol:
+        if stop == "mkl_gap" and not certified:  # no dual point: the objective's change
+            settled = len(objectives) > 1 and abs(objectives[-1] - objectives[-2]) <= (
+                mkl_tol * abs(objectives[-1])
+            )
+            if settled:
+                converged = solution.converged
+                break
+        elif not certified and change < weight_tol:
             converged = solution.converged
             break
         stalled = len(gaps) > STALL_UPDATES and not gap < STALL_FACTOR * gaps[-1 - STALL_UPDATES]
