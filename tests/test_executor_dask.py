@@ -17,6 +17,7 @@ distributed = pytest.importorskip("distributed")
 from lrkl import (  # noqa: E402
     KernelRidge,
     LowRankMKLClassifier,
+    LowRankMKLClassifierCV,
     LowRankRidge,
     LowRankRidgeClassifier,
     LowRankRidgeClassifierCV,
@@ -320,17 +321,43 @@ def test_lowrank_ridge_classifiers_on_dask_equal_numpy(client, data, cls):
 @pytest.mark.parametrize(
     "make",
     [
+        lambda: LowRankMKLClassifier(rank=10, random_state=0),
+        lambda: LowRankMKLClassifier(rank=10, method="icd", class_weight="balanced"),
+        lambda: LowRankMKLClassifier(rank=10, method="csi", feature_dtype="float32"),
+        lambda: LowRankMKLClassifierCV(rank=10, Cs=(0.1, 1.0, 10.0), random_state=0),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")  # a grid end: by design
+def test_lowrank_mkl_on_dask_equals_numpy(client, data, make):
+    """The features computed on the chunks, the MKL in memory: the in-memory fit's model."""
+    X, y, Xd, _ = data
+    labels = np.array(["low", "mid", "high"])[np.digitize(y, [1.6, 2.4])]
+    weights = np.arange(600) % 3  # zeros among them
+    ref = make().fit(X, labels, sample_weight=weights)
+    model = make().fit(
+        Xd, da.from_array(labels, chunks=CHUNK), sample_weight=da.from_array(weights, CHUNK)
+    )
+    np.testing.assert_array_equal(model.classes_, ref.classes_)
+    atol = 1e-4 if model.feature_dtype == "float32" else 1e-9
+    np.testing.assert_allclose(model.kernel_weights_, ref.kernel_weights_, atol=atol)
+    scores = model.decision_function(Xd)
+    assert scores.chunks == (Xd.chunks[0], (3,))
+    np.testing.assert_allclose(scores.compute(), ref.decision_function(X), atol=atol)
+    np.testing.assert_array_equal(model.predict(X), ref.predict(X))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
         lambda: KernelRidge(),
         lambda: MklarenRegressor(n_components=5),
-        lambda: LowRankMKLClassifier(rank=5, n_landmarks=10),
     ],
 )
 def test_fit_refuses_dask_where_the_algorithm_needs_x_in_memory(data, make):
-    _, y, Xd, yd = data
+    _, _, Xd, yd = data
     model = make()
-    target = da.from_array(y > 2.0, chunks=CHUNK) if "MKL" in repr(model) else yd
     with pytest.raises(TypeError, match=rf"{type(model).__name__}\.fit does not accept Dask"):
-        model.fit(Xd, target)
+        model.fit(Xd, yd)
     assert not hasattr(model, "n_features_in_")  # refused before anything is recorded
 
 
@@ -349,6 +376,7 @@ def test_slkl_direct_form_is_refused_for_dask(data):
         lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0),
         lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="icd"),
         lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="csi"),
+        lambda: LowRankMKLClassifier(rank=10, random_state=0),
     ],
 )
 def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data, make):
@@ -356,8 +384,9 @@ def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data
     X = X.copy()
     X[450, 2] = np.nan  # in the third chunk
     model = make()
+    target = y > 2.0 if "MKL" in repr(model) else y
     with pytest.raises(ValueError, match="must contain only finite values"):
-        model.fit(da.from_array(X, chunks=CHUNK), da.from_array(y, chunks=CHUNK))
+        model.fit(da.from_array(X, chunks=CHUNK), da.from_array(target, chunks=CHUNK))
     assert not hasattr(model, "dual_coef_") and not hasattr(model, "coef_")
 
 

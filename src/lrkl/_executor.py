@@ -73,6 +73,7 @@ DASK_FIT = (
     "SLKLClassifier",
     "LowRankRidge, LowRankRidgeCV (cv=None) and LowRankFeatures",
     "KernelRidge (method='cg')",
+    "LowRankMKLClassifier and LowRankMKLClassifierCV (the SVM on the features in memory)",
 )
 
 

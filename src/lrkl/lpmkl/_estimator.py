@@ -90,9 +90,10 @@ class LowRankMKLClassifier(LRKLClassifier):
     (or of the others, whichever are fewer) and three passes over the ``n × R·m`` features,
     each GFB iteration two passes; no ``n × n`` matrix is formed. The intercept
     comes from the KKT conditions; more than two classes are fitted one-vs-rest, each class
-    with its own weights. Probabilities: ``sklearn.calibration.CalibratedClassifierCV`` on
-    this estimator (Platt scaling of ``decision_function`` by cross-validation), which refits
-    it per fold.
+    with its own weights. A row-chunked Dask ``X`` is accepted: the features are computed
+    on its chunks and the MKL runs on them in memory (:doc:`/dask`). Probabilities:
+    ``sklearn.calibration.CalibratedClassifierCV`` on this estimator (Platt scaling of
+    ``decision_function`` by cross-validation), which refits it per fold.
 
     Parameters
     ----------
@@ -356,11 +357,13 @@ class LowRankMKLClassifier(LRKLClassifier):
         (one rotation for all: only the labels differ) at cost ``Cs[0]``; every cost of the
         sorted ``Cs`` (the parameter ``cost_name``) is checked against the weights."""
         solver = check_solver(self.solver, self.loss, float(self.eta))
-        xp, X, classes, codes = check_classification_X_y(X, y, owner=self)
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
+        run = executor_for(X, xp=xp)
         weights = check_class_sample_weight(
             self.class_weight, sample_weight, X, classes, codes, owner=self
         )
         if weights is not None:
+            (weights,) = run.compute(weights)  # n numbers, in memory like the labels
             given = {"sample_weight": sample_weight, "class_weight": self.class_weight}
             names = " and ".join(name for name, value in given.items() if value is not None)
             require_class_totals(to_numpy(weights), codes, classes, names, type(self).__name__)
@@ -390,7 +393,9 @@ class LowRankMKLClassifier(LRKLClassifier):
             check_costs(C, weights, name=label, dtype=dtype, xp=xp)
         y_csi = signs[0] if self.method == "csi" else None
         feature_map._build_factors(X, y_csi, xp=xp, owner=type(self).__name__)
-        features = [f.G for f in feature_map.factors_]
+        # a Dask X's factors, computed on its row chunks in one graph, come into memory here:
+        # the SVM's passes run on the n × Σ R_k features in memory
+        features = list(run.compute(*(f.G for f in feature_map.factors_)))
         # the training factors live on in the problem only (rotated), not in the fitted model
         feature_map.factors_ = [f._replace(G=None) for f in feature_map.factors_]
         shared = _svm_problem(
