@@ -100,6 +100,35 @@ class FitFloat32(Fit):
         self.X, self.y = (self.xp.astype(a, self.xp.float32) for a in (self.X, self.y))
 
 
+class FitCV:
+    """``LowRankMKLClassifierCV`` at its defaults (five C, three folds) on :class:`Fit`'s data:
+    what choosing C costs, against one fit at C = 1 (``Fit.time_fit``), and how many of the C
+    its path visits."""
+
+    params = [2_000]
+    param_names = ["n"]
+    number = 1
+    repeat = 3
+    timeout = 300
+
+    def setup(self, n):
+        X = gaussian_inputs(n, 5)
+        self.X, self.y = X, (np.sum(X[:, :2] ** 2, axis=1) > 2.0).astype(np.float64)
+
+    def _fit(self):
+        from lrkl import LowRankMKLClassifierCV
+
+        return LowRankMKLClassifierCV(rank=50, random_state=0).fit(self.X, self.y)
+
+    def time_fit(self, n):
+        self._fit()
+
+    def track_cs_visited(self, n):
+        return int(np.sum(~np.isnan(self._fit().cv_accuracy_[:, 0])))
+
+    track_cs_visited.unit = "values of C"
+
+
 class Iterations:
     """SVM iterations (Newton steps since Newton's method became the default; GFB iterations
     before) and weight updates of the fit of :class:`Fit` (NumPy; one fit each n)."""
