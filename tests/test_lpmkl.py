@@ -784,5 +784,18 @@ def test_liblinear_stops_on_the_objectives_relative_change():
         clf.fit(X, y)
         objectives = np.asarray(clf.objectives_)
         changes = np.abs(np.diff(objectives)) / np.abs(objectives[1:])
+        assert len(changes) >= 2  # (on these data: 5 and 10 updates)
         assert changes[-1] <= mkl_tol < changes[:-1].min()
         np.testing.assert_allclose(clf.kernel_weights_, reference.kernel_weights_, atol=atol)
+
+
+def test_a_capped_last_svm_is_named_as_the_reason():
+    """liblinear capped at one iteration: the objective settles, but the warning names the
+    SVM's max_iter, not max_outer_iter (which was not reached)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _classification(n=80)
+    clf = LowRankMKLClassifier(rank=6, loss="hinge", solver="liblinear", max_iter=1, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="last SVM stopped at max_iter=1 before its tol"):
+        clf.fit(X, y)
+    assert clf.n_iter_ < clf.max_outer_iter

@@ -82,3 +82,25 @@ def test_folds_solved_to_the_selection_gap_rank_the_cs_as_tight_ones_do(monkeypa
     assert loose.C_ == tight.C_
     rows = len(y) / 3
     np.testing.assert_allclose(loose.cv_accuracy_, tight.cv_accuracy_, atol=3 / rows)
+
+
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")  # grid ends: by design
+@pytest.mark.parametrize(
+    ("means", "visited", "best"),
+    [
+        ((0.8, 0.7, 0.9, 0.85, 0.84, 0.95), 5, 2),  # below, a new best (reset), below twice
+        ((0.8, 0.8, 0.8, 0.7, 0.6, 0.9), 5, 0),  # ties are not below; the first of them wins
+        ((0.5, 0.6, 0.7, 0.8, 0.9, 0.95), 6, 5),  # rising: the whole path
+    ],
+)
+def test_the_stop_rule_on_scripted_accuracies(means, visited, best, monkeypatch):
+    """The fold accuracies are the same numbers in another order at every C (an exact tie
+    unless the script says otherwise): the rule and the choice read one mean."""
+    offsets = (0.0, 1e-3, -1e-3)  # rotated from one C to the next
+    script = iter([m + offsets[(f + i) % 3] for i, m in enumerate(means) for f in range(3)])
+    monkeypatch.setattr(_cv, "_accuracy", lambda decisions, codes, rows: next(script))
+    X, y = _data(n=120)
+    Cs = np.geomspace(0.01, 1e3, 6)
+    model = LowRankMKLClassifierCV(KERNELS, rank=5, Cs=Cs, random_state=0).fit(X, y)
+    assert int(np.sum(~np.isnan(model.cv_accuracy_[:, 0]))) == visited
+    assert Cs[best] == model.C_

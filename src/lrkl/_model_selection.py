@@ -4,6 +4,7 @@ fit (the errors of one fold) stays with its family."""
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
@@ -134,17 +135,21 @@ def choose_from_grid(
     *,
     top: str,
     advice: str,
+    searched: Sequence[float] | None = None,
 ) -> tuple[float, tuple[tuple[float, ...], ...]]:
     """The value of a CV search's ``grid`` with the lowest mean validation error, and the error
     path (one row per value, one column per fold); ``per_fold`` holds one error per value for
-    each fold.
+    each fold. The means are exactly rounded sums (``math.fsum``), so that values whose fold
+    errors are the same numbers in another order tie, and the first of them wins.
 
     Warns when the choice is the largest value of the grid (``top`` says what the model is
     there), or its smallest while the validation error still falls by more than 1 % from its
-    neighbour there: the best value may lie outside the grid (``advice`` says what to widen).
+    neighbour there: the best value may lie outside the grid (``advice`` says what to widen;
+    the range named is that of ``searched``, the grid given, where ``grid`` is the part of it
+    a search visited).
     """
     path = tuple(tuple(fold[i] for fold in per_fold) for i in range(len(grid)))
-    means = [sum(errors) / len(errors) for errors in path]
+    means = [math.fsum(errors) / len(errors) for errors in path]
     best = min(range(len(grid)), key=means.__getitem__)
     order = sorted(range(len(grid)), key=grid.__getitem__)
     what = None
@@ -155,7 +160,8 @@ def choose_from_grid(
     if what is not None:
         msg = (
             f"{owner} chose {name} = {grid[best]:.4g}, {what}; the best {name} may lie outside "
-            f"the grid [{min(grid):.4g}, {max(grid):.4g}]: widen it ({advice})"
+            f"the grid [{min(searched or grid):.4g}, {max(searched or grid):.4g}]: widen it "
+            f"({advice})"
         )
         warnings.warn(msg, UserWarning, stacklevel=3)
     return grid[best], path

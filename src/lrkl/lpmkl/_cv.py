@@ -3,6 +3,7 @@ cross-validation along a warm-started path."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,10 +24,10 @@ __all__ = ["LowRankMKLClassifierCV"]
 CS = (0.1, 1.0, 10.0, 100.0, 1000.0)
 
 #: The relative MKL duality gap to which each fold's fit is solved (``mkl_tol`` where that is
-#: looser; ``stop="mkl_gap"`` only): a validation accuracy needs the signs of the decision
-#: values, not a certificate of the objective. On six panel sets 1e-2 moved the mean validation
-#: accuracies by at most 0.0034 from ``mkl_tol=1e-3``'s, chose the same C on all six, and
-#: took 0.59-0.85 times the time (docs/performance/lpmkl.rst).
+#: looser; ``stop="mkl_gap"`` with a solver that gives the gap, not liblinear): a validation
+#: accuracy needs the signs of the decision values, not a certificate of the objective
+#: (docs/performance/lpmkl.rst, "Choosing C": the same C, in about 0.7 of the time, on six
+#: panel sets).
 SELECTION_GAP = 1e-2
 
 #: The path over the sorted ``Cs`` stops after this many successive values whose mean
@@ -41,15 +42,16 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
     so they are built once, and each fold is the same SVM problem with its held-out rows
     weighted 0: the folds share the features and their rotation, and within a fold every
     ``C`` shares Newton's Gram. Along the grid, from the smallest ``C`` up, each fold's MKL
-    starts from the previous ``C``'s kernel weights and SVM solution, and is solved to a
-    relative MKL duality gap of 1e-2 (or ``mkl_tol`` if looser), enough to rank the ``C``;
-    the path stops after two successive ``C`` whose mean validation accuracy is below the
-    best so far. The validation accuracy comes from the decision values the solver computed on
-    every row; the ``C`` of the best mean accuracy (the smallest among ties) is refitted on
-    all rows, to ``mkl_tol``. The landmarks then have
-    seen the held-out rows' ``X`` (not their labels), as an unsupervised preprocessing fitted
-    on all rows would; ``class_weight="balanced"`` is likewise computed on all rows, not per
-    fold. ``method="csi"``, whose factors use the labels, is refused.
+    starts from the previous ``C``'s kernel weights and SVM solution (so each fold holds its
+    Newton Gram, ``(Σ R_k)²`` numbers, along the path), and under ``stop="mkl_gap"`` is
+    solved to a relative MKL duality gap of 1e-2 (or ``mkl_tol`` if looser; liblinear, which
+    gives no gap, to ``mkl_tol``), enough to rank the ``C``; the path stops after two
+    successive ``C`` whose mean validation accuracy is below the best so far. The validation
+    accuracy comes from the decision values the solver computed on every row; the ``C`` of the
+    best mean accuracy (the smallest among ties) is refitted on all rows, to ``mkl_tol``. The
+    landmarks then have seen the held-out rows' ``X`` (not their labels), as an unsupervised
+    preprocessing fitted on all rows would; ``class_weight="balanced"`` is likewise computed
+    on all rows, not per fold. ``method="csi"``, whose factors use the labels, is refused.
 
     Parameters
     ----------
@@ -177,7 +179,8 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 name = f"fold {f}'s training rows (give cv fewer folds)"
                 check_row_weights(weights, problem.y, name=name, xp=xp)
             fold_weights.append(weights)
-        gap = max(float(self.mkl_tol), SELECTION_GAP)
+        certified = self.stop == "mkl_gap" and fit.solver != "liblinear"
+        fold_tol = max(float(self.mkl_tol), SELECTION_GAP) if certified else float(self.mkl_tol)
         accuracy = np.full((len(Cs), len(folds)), np.nan)
         # each fold's (weights, SVM state) per binary problem, warm-starting the next C
         starts: list[list[Any]] = [[(None, None)] * len(fit.problems) for _ in folds]
@@ -190,12 +193,15 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                     if i == 0 and k > 0:  # one Gram per fold (same rows and weights)
                         state = gram_only(starts[f][0][1])
                     fold_problem = problem._replace(C=C, sample_weight=fold_weights[f])
-                    result = self._solve(fold_problem, fit, weights=d, state=state, mkl_tol=gap)
+                    result = self._solve(
+                        fold_problem, fit, weights=d, state=state, mkl_tol=fold_tol
+                    )
                     starts[f][k] = (result.weights, result.solution.state)
                     decisions.append(to_numpy(result.solution.decision + result.solution.intercept))
                 accuracy[i, f] = _accuracy(decisions, fit.codes, test)
-            means = accuracy[: i + 1].mean(axis=1)
-            below = below + 1 if means[i] < means.max() else 0
+            # the mean validation errors as choose_from_grid takes them (ties are exact)
+            errors = [math.fsum(1.0 - a for a in row) / len(folds) for row in accuracy[: i + 1]]
+            below = below + 1 if errors[i] > min(errors) else 0
             if below == PATIENCE:
                 break
         visited = i + 1
@@ -206,6 +212,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
             [[1.0 - accuracy[i, f] for i in range(visited)] for f in range(len(folds))],
             top="the weakest regularisation",
             advice="pass Cs",
+            searched=Cs,
         )
         fit = fit._replace(problems=[problem._replace(C=best) for problem in fit.problems])
         results = self._solve_each(fit)

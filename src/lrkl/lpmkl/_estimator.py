@@ -467,6 +467,12 @@ class LowRankMKLClassifier(LRKLClassifier):
                 "resolve it (C, eta or the data scaled near floating point's limits); a larger "
                 "mkl_tol stops there",
             )
+        elif reasons == {"max_iter"}:
+            self._warn_not_converged(
+                self.n_iter_,
+                f"the weights settled but the last SVM stopped at max_iter={self.max_iter} "
+                "before its tolerance: increase max_iter",
+            )
         elif reasons:
             self._warn_not_converged(self.n_iter_, "increase max_outer_iter (or max_iter)")
 

@@ -150,6 +150,7 @@ def liblinear(
         tol=tol,
         max_iter=int(max_iter),
         intercept_scaling=INTERCEPT_SCALING,
+        random_state=0,  # liblinear's order of the coordinates: the same fit on every call
     )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)

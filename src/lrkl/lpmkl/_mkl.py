@@ -260,7 +260,8 @@ class MKLResult(NamedTuple):
     svm_iterations: int
     converged: bool
     #: why an unconverged loop stopped: "max_outer_iter", "stalled" (the MKL gap stopped
-    #: shrinking) or "callback"; None where it converged
+    #: shrinking), "max_iter" (the loop's rule held but the last SVM stopped at its own cap)
+    #: or "callback"; None where it converged
     stopped_by: str | None = None
 
 
@@ -427,6 +428,7 @@ def _solve_lp_mkl(
     gap = 1.0  # the MKL gap before the first solve, for the first SVM's tolerance
     gaps: list[float] = []
     svm_tol = math.inf  # the first SVM's: GAP_SHARE · gap
+    rule_held = False  # the loop's rule held (by the objective or the weights)
     for n_iter in range(1, max_outer_iter + 1):
         if certified:
             svm_tol = max(min(GAP_SHARE * gap, TOL_SHRINK * svm_tol), GAP_SHARE * mkl_tol)
@@ -473,10 +475,10 @@ def _solve_lp_mkl(
                 mkl_tol * abs(objectives[-1])
             )
             if settled:
-                converged = solution.converged
+                rule_held, converged = True, solution.converged
                 break
         elif not certified and change < weight_tol:
-            converged = solution.converged
+            rule_held, converged = True, solution.converged
             break
         stalled = len(gaps) > STALL_UPDATES and not gap < STALL_FACTOR * gaps[-1 - STALL_UPDATES]
         if halt or stalled:
@@ -484,6 +486,14 @@ def _solve_lp_mkl(
         d = new
     stopped_by = None
     if not converged:
-        stopped_by = "callback" if halt else "stalled" if stalled else "max_outer_iter"
+        stopped_by = (
+            "max_iter"
+            if rule_held
+            else "callback"
+            if halt
+            else "stalled"
+            if stalled
+            else "max_outer_iter"
+        )
     result = MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
     return result._replace(stopped_by=stopped_by)
