@@ -104,3 +104,16 @@ def test_the_stop_rule_on_scripted_accuracies(means, visited, best, monkeypatch)
     model = LowRankMKLClassifierCV(KERNELS, rank=5, Cs=Cs, random_state=0).fit(X, y)
     assert int(np.sum(~np.isnan(model.cv_accuracy_[:, 0]))) == visited
     assert Cs[best] == model.C_
+
+
+@pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")  # a grid end: by design
+def test_fold_fits_that_stop_short_are_reported():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _data()
+    model = LowRankMKLClassifierCV(KERNELS, rank=15, Cs=(1.0, 10.0), max_outer_iter=1)
+    with pytest.warns(ConvergenceWarning) as caught:
+        model.fit(X, y)
+    folds = [str(w.message) for w in caught if "fold fits" in str(w.message)]
+    assert len(folds) == 1
+    assert "6 of the 6 fold fits stopped before their rule held (6 by max_outer_iter)" in folds[0]

@@ -4,10 +4,12 @@ cross-validation along a warm-started path."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 
 from lrkl._backend import from_host, to_numpy
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_mask
@@ -185,6 +187,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         # each fold's (weights, SVM state) per binary problem, warm-starting the next C
         starts: list[list[Any]] = [[(None, None)] * len(fit.problems) for _ in folds]
         below = 0  # successive Cs whose mean accuracy is below the best so far
+        unconverged: dict[str, int] = {}  # fold fits that stopped before their rule, by why
         for i, C in enumerate(Cs):  # smallest C first
             for f, (_, test) in enumerate(folds):
                 decisions = []
@@ -197,6 +200,8 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                         fold_problem, fit, weights=d, state=state, mkl_tol=fold_tol
                     )
                     starts[f][k] = (result.weights, result.solution.state)
+                    if result.stopped_by not in (None, "callback"):
+                        unconverged[result.stopped_by] = unconverged.get(result.stopped_by, 0) + 1
                     decisions.append(to_numpy(result.solution.decision + result.solution.intercept))
                 accuracy[i, f] = _accuracy(decisions, fit.codes, test)
             # the mean validation errors as choose_from_grid takes them (ties are exact)
@@ -205,6 +210,15 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
             if below == PATIENCE:
                 break
         visited = i + 1
+        if unconverged:
+            fits = visited * len(folds) * len(fit.problems)
+            why = ", ".join(f"{count} by {reason}" for reason, count in unconverged.items())
+            msg = (
+                f"{type(self).__name__}: {sum(unconverged.values())} of the {fits} fold fits "
+                f"stopped before their rule held ({why}); their validation accuracies may rank "
+                "C wrongly: raise max_outer_iter (or max_iter)"
+            )
+            warnings.warn(msg, ConvergenceWarning, stacklevel=2)
         best, _ = choose_from_grid(
             type(self).__name__,
             "C",
