@@ -16,7 +16,7 @@ from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_m
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lpmkl._estimator import LowRankMKLClassifier
-from lrkl.lpmkl._mkl import MKLState
+from lrkl.lpmkl._mkl import MKLState, stops_on_gap
 from lrkl.lpmkl._newton import gram_only
 from lrkl.lpmkl._problem import check_row_weights
 
@@ -181,8 +181,9 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
                 name = f"fold {f}'s training rows (give cv fewer folds)"
                 check_row_weights(weights, problem.y, name=name, xp=xp)
             fold_weights.append(weights)
-        certified = self.stop == "mkl_gap" and fit.solver != "liblinear"
-        fold_tol = max(float(self.mkl_tol), SELECTION_GAP) if certified else float(self.mkl_tol)
+        fold_tol = float(self.mkl_tol)
+        if stops_on_gap(self.stop, fit.solver):
+            fold_tol = max(fold_tol, SELECTION_GAP)
         accuracy = np.full((len(Cs), len(folds)), np.nan)
         # each fold's (weights, SVM state) per binary problem, warm-starting the next C
         starts: list[list[Any]] = [[(None, None)] * len(fit.problems) for _ in folds]

@@ -265,6 +265,12 @@ class MKLResult(NamedTuple):
     stopped_by: str | None = None
 
 
+def stops_on_gap(stop: str, solver: str) -> bool:
+    """Whether the MKL loop stops on its duality gap: ``stop="mkl_gap"`` with a (resolved)
+    solver that gives a dual point, every one but liblinear."""
+    return stop == "mkl_gap" and solver != "liblinear"
+
+
 def check_solver(solver: str, loss: str, eta: float) -> str:
     """``solver`` resolved (:func:`_resolved_solver`), if it solves ``loss`` and ``eta`` is 0
     with the squared hinge and with Newton's method; else a ValueError naming them."""
@@ -419,7 +425,7 @@ def _solve_lp_mkl(
     else:
         d = weights
     solve = SVM_SOLVERS[solver]
-    certified = stop == "mkl_gap" and solver != "liblinear"
+    certified = stops_on_gap(stop, solver)
     objectives: list[float] = []
     svm_iterations = 0
     converged = False
@@ -428,7 +434,7 @@ def _solve_lp_mkl(
     gap = 1.0  # the MKL gap before the first solve, for the first SVM's tolerance
     gaps: list[float] = []
     svm_tol = math.inf  # the first SVM's: GAP_SHARE · gap
-    rule_held = False  # the loop's rule held (by the objective or the weights)
+    rule_held = False
     for n_iter in range(1, max_outer_iter + 1):
         if certified:
             svm_tol = max(min(GAP_SHARE * gap, TOL_SHRINK * svm_tol), GAP_SHARE * mkl_tol)
@@ -467,33 +473,24 @@ def _solve_lp_mkl(
                 n_iter, d, objectives[-1], change, solution.n_iter, gap if certified else math.nan
             )
         )
-        if certified and gap <= mkl_tol:
-            converged = True
-            break
-        if stop == "mkl_gap" and not certified:  # no dual point: the objective's change
-            settled = len(objectives) > 1 and abs(objectives[-1] - objectives[-2]) <= (
-                mkl_tol * abs(objectives[-1])
-            )
-            if settled:
-                rule_held, converged = True, solution.converged
-                break
-        elif not certified and change < weight_tol:
-            rule_held, converged = True, solution.converged
+        if certified:
+            rule_held = gap <= mkl_tol
+        elif stop == "mkl_gap":  # liblinear, no dual point: the objective's relative change
+            last = objectives[-2:]
+            rule_held = len(last) == 2 and abs(last[1] - last[0]) <= mkl_tol * abs(last[1])
+        else:
+            rule_held = change < weight_tol
+        if rule_held:  # (a certified gap holds whatever the last SVM's own rule said)
+            converged = certified or solution.converged
             break
         stalled = len(gaps) > STALL_UPDATES and not gap < STALL_FACTOR * gaps[-1 - STALL_UPDATES]
         if halt or stalled:
             break
         d = new
-    stopped_by = None
-    if not converged:
-        stopped_by = (
-            "max_iter"
-            if rule_held
-            else "callback"
-            if halt
-            else "stalled"
-            if stalled
-            else "max_outer_iter"
-        )
+    stopped_by = None  # why an unconverged loop stopped
+    if not converged and rule_held:
+        stopped_by = "max_iter"
+    elif not converged:
+        stopped_by = "callback" if halt else "stalled" if stalled else "max_outer_iter"
     result = MKLResult(d, solution, tuple(objectives), n_iter, svm_iterations, converged)
     return result._replace(stopped_by=stopped_by)
