@@ -399,6 +399,17 @@ def test_a_state_of_other_features_does_not_lend_its_gram():
     )
 
 
+def test_the_line_search_keeps_the_curvature_under_huge_costs():
+    """At C = 1e15 forty terms leave the loss at t = 1 and their parts of φ' (±8e16) cancel;
+    past t = 1 only a t + ½ c t² is left until t = 2, so the minimum is exactly t = 1.5 (and
+    with nothing after t = 1, at -a/c however large)."""
+    r = np.r_[np.ones(40), -2.0, 0.5]
+    s = np.r_[np.ones(40), -1.0, 0.0]
+    assert line_minimum(-1.5, 1.0, r, s, 1e15, xp=_np_xp()) == pytest.approx(1.5, rel=1e-12)
+    assert line_minimum(-7.0, 2.0, r[:40], s[:40], 1e15, xp=_np_xp()) == pytest.approx(3.5)
+    assert line_minimum(-1.5, 1.0, r, s, 1e300, xp=_np_xp()) == pytest.approx(1.5, rel=1e-12)
+
+
 def test_the_line_search_edges():
     r = np.array([-1.0, -2.0, 0.0])
     s = np.array([1.0, 0.5, 0.0])  # every term inactive along the step
