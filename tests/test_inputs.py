@@ -1276,6 +1276,22 @@ def test_regressors_refuse_targets_near_the_largest_float(est):
         clone(est).fit(X, np.where(y > 0, top, -top))
 
 
+@pytest.mark.parametrize(
+    "est",
+    [e for e in ESTIMATORS if hasattr(e, "predict") and not is_classifier(e)],
+    ids=lambda e: type(e).__name__,
+)
+def test_regressors_refuse_targets_outside_the_range_of_X_dtype(est):
+    """A float64 y fitted in X's float32: at 1e200 it became inf and was refused as "NaN or
+    infinity" (it has none); at 1e-300 it became zero and the fit a constant model, silently."""
+    X, y = _data()
+    X = X.astype(np.float32)
+    with pytest.raises(ValueError, match=r"y must be at most 3\.32e\+35 .*float32.*2\.\d+e\+200"):
+        clone(est).fit(X, y / np.abs(y).max() * 2.5e200)
+    with pytest.raises(ValueError, match=r"y must reach at least 1\.18e-38 .*float32"):
+        clone(est).fit(X, y * 1e-300)
+
+
 def test_solver_functions_check_what_they_are_handed():
     """Hand-built problems, grids that are not sequences, complex arrays, truthy flags and
     unresolved kernels are refused naming the argument (were NumPy's broadcasting, casting or

@@ -176,16 +176,27 @@ def check_X_y(
             "target with sklearn.multioutput.MultiOutputRegressor"
         )
         raise ValueError(msg)
-    y = check_array(y, name="y", xp=xp, ndim=(1, 2) if multi_output else 1, dtype=X.dtype)
+    # finite in its own dtype first, then in range of X's, which it is fitted in
+    y = check_array(y, name="y", xp=xp, ndim=(1, 2) if multi_output else 1)
     check_consistent_length(X=X, y=y)
+    top = float(xp.max(xp.abs(y))) if math.prod(y.shape) else 0.0
+    info = xp.finfo(X.dtype)
     # Targets near the dtype's largest value: a prediction (a weighted sum of them) overflows
-    bound = float(xp.finfo(y.dtype).max) / 1024
-    if math.prod(y.shape) and float(xp.max(xp.abs(y))) > bound:
+    bound = float(info.max) / 1024
+    if top > bound:
         msg = (
-            f"y must be at most {bound:.3g} in absolute value (1/1024 of {y.dtype}'s largest "
-            f"value, so that predictions stay finite), received {float(xp.max(xp.abs(y))):.3g}"
+            f"y must be at most {bound:.3g} in absolute value (1/1024 of {X.dtype}'s largest "
+            f"value, X's dtype, so that predictions stay finite), received {top:.3g}"
         )
         raise ValueError(msg)
+    if 0.0 < top < float(info.smallest_normal):  # in X's dtype y would be zero, or nearly
+        msg = (
+            f"y must reach at least {float(info.smallest_normal):.3g} in absolute value (the "
+            f"smallest normal number of {X.dtype}, X's dtype, which y is fitted in), received "
+            f"values of at most {top:.3g}: rescale y, or pass X as float64"
+        )
+        raise ValueError(msg)
+    y = y if y.dtype == X.dtype else xp.astype(y, X.dtype)
     if X.shape[0] < min_samples:
         msg = f"{name} needs at least {min_samples} samples, received n_samples = {X.shape[0]}"
         raise ValueError(msg)
