@@ -83,6 +83,28 @@ def test_pcg_solves_the_dense_problem(fit_intercept, weighted, n_targets):
     assert model.solver_ == "pcg" and model.rank_ == (M,) and model.n_iter_ >= 1
 
 
+def test_pcg_weights_within_their_span_agree_and_beyond_it_are_refused():
+    """Twenty rows weighted 1e3 times the others: pcg still gives the in-memory solve's model;
+    at 1e10 it stopped at 21 iterations 0.6 of the prediction spread from it, without a
+    warning, and a weight of 1e300 gave NaN predictions."""
+    X, y = _data(n=400, d=3)
+    kw = {"kernels": [Gaussian()], "rank": 100, "random_state": 0}
+    w = np.ones(400)
+    w[:20] = 1e3
+    direct = LowRankRidge(**kw).fit(X, y, sample_weight=w)
+    pcg = LowRankRidge(**kw, solver="pcg").fit(X, y, sample_weight=w)
+    spread = np.ptp(direct.predict(X))
+    assert np.abs(pcg.predict(X) - direct.predict(X)).max() <= 1e-5 * spread
+    w[:20] = 1e10
+    for model in (LowRankRidge(**kw, solver="pcg"), LowRankRidgeCV(**kw, solver="pcg")):
+        with pytest.raises(ValueError, match=r"sample_weight .* within a factor 1000 .* 1e\+10"):
+            model.fit(X, y, sample_weight=w)
+        assert not hasattr(model, "coef_")
+    clf = LowRankRidgeClassifier(**kw, solver="pcg", class_weight={0: 1.0, 1: 1e4})
+    with pytest.raises(ValueError, match=r"sample_weight \(times class_weight\)"):
+        clf.fit(X, (y > 0).astype(int))
+
+
 @pytest.mark.parametrize("alpha", [1.0, 0.1])
 def test_pcg_agrees_with_the_in_memory_nystrom_solve(alpha):
     X, y = _data(n=2000, d=6)

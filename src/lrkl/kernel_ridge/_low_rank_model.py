@@ -84,6 +84,7 @@ class _LowRankRidgeModel(_PCGFit):
         y_scale = power_of_two_scale(y, xp=xp)
         y = y / y_scale
         if self._solver(X) == "pcg":  # at least float64, or kernel blocks in kernel_dtype
+            self._require_pcg_weights(sample_weight, xp=xp)
             model_dtype = X.dtype
             y = widened(y, xp=xp)[0]
             sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
@@ -143,6 +144,7 @@ class _LowRankRidgeModel(_PCGFit):
             folds = cv_folds(self.cv, X, target, groups, classifier=labels is not None)
         pcg = self._solver(X) == "pcg"
         if pcg:
+            self._require_pcg_weights(sample_weight, xp=xp)
             executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} with solver='pcg' validates on rows it holds out: it "
                 "takes an in-memory X (LowRankRidge fits a Dask X with solver='pcg')"
