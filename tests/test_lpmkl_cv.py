@@ -55,6 +55,12 @@ def test_the_grid_and_the_folds_are_checked():
     with pytest.raises(ValueError, match="method='csi'"):
         LowRankMKLClassifierCV(method="csi", rank=5).fit(X, y)
     assert "C" not in LowRankMKLClassifierCV().get_params()
+    labels = np.array(["a", "b", "c"])[np.r_[np.zeros(20), np.ones(19), 2].astype(int)]
+    with (
+        pytest.warns(UserWarning, match="least populated class"),  # scikit-learn's
+        pytest.raises(ValueError, match=r"fold 0's training rows .* class 'c' has 0"),
+    ):
+        LowRankMKLClassifierCV(cv=3, rank=5).fit(X[:40], labels)  # one row of 'c'
 
 
 @pytest.mark.filterwarnings("ignore:LowRankMKLClassifierCV chose C")

@@ -15,7 +15,7 @@ from lrkl._backend import from_host, to_numpy
 from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_mask
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
-from lrkl.lpmkl._estimator import LowRankMKLClassifier
+from lrkl.lpmkl._estimator import LowRankMKLClassifier, require_class_totals
 from lrkl.lpmkl._mkl import MKLState, stops_on_gap
 from lrkl.lpmkl._newton import gram_only
 from lrkl.lpmkl._problem import check_row_weights
@@ -177,8 +177,11 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
             weights = fold_mask(train, like, xp=xp)
             if fit.weights is not None:
                 weights = weights * fit.weights
-            for problem in fit.problems:
-                name = f"fold {f}'s training rows (give cv fewer folds)"
+            name = f"fold {f}'s training rows (give cv fewer folds)"
+            require_class_totals(
+                to_numpy(weights), fit.codes, fit.classes, name, type(self).__name__
+            )
+            for problem in fit.problems:  # and each binary task's weights within their span
                 check_row_weights(weights, problem.y, name=name, xp=xp)
             fold_weights.append(weights)
         fold_tol = float(self.mkl_tol)
