@@ -89,7 +89,7 @@ class _LowRankRidgeModel(_PCGFit):
             y = widened(y, xp=xp)[0]
             sample_weight = None if sample_weight is None else widened(sample_weight, xp=xp)[0]
             kernel = check_kernels(self._kernels(), X)[0]
-            system = self._pcg_system(kernel, X, y, self.random_state, xp=xp)
+            system = self._pcg_system(kernel, X, y, self.random_state, sample_weight, xp=xp)
             targets = system.weighted(y, sample_weight)
             solution = self._pcg_solve(system, targets, alpha, given=float(self.alpha))
             self._store_pcg(system, solution, X, y, y_scale, model_dtype, xp=xp)

@@ -207,6 +207,7 @@ class NystromSystem:
         n_targets: int,
         xp: ModuleType,
         sample: Array | None = None,
+        sample_weight: Array | None = None,
         block_dtype: Any = None,
     ) -> None:
         self.kernel, self.S, self.xp = kernel, S, xp
@@ -233,7 +234,7 @@ class NystromSystem:
         cholesky_into(factors, factors, xp=xp, shift=self.jitter)  # T: the upper triangle
         self.factors = factors
         ones = xp.ones(M, dtype=wide, device=device_of(factors))
-        if sample is None or sample.shape[0] <= M:  # Falkon's: the centres' own rows
+        if sample is None or (sample.shape[0] <= M and sample_weight is None):  # Falkon's
             gram_dtype = X.dtype if xp.finfo(X.dtype).bits < xp.finfo(wide).bits else wide
             t_mean = self._T_times(ones) / M
             TT = upper_gram(  # in M³/3 flops
@@ -244,7 +245,7 @@ class NystromSystem:
                 dtype=gram_dtype,
             )
         else:
-            TT, t_mean = self._sample_gram(sample)
+            TT, t_mean = self._sample_gram(sample, sample_weight)
             if fit_intercept:
                 for rows in row_slices(M, M):  # the rank-one downdate, a block of rows at a time
                     TT[rows, :] -= t_mean[rows, None] * t_mean[None, :]
@@ -257,9 +258,10 @@ class NystromSystem:
         """``T v``."""
         return triangular_product(self.factors, v, xp=self.xp, lower=False)
 
-    def _sample_gram(self, sample: Array) -> tuple[Array, Array]:
-        """``QᵀQ / s`` and Q's column means for ``Q = K_sM T⁻¹`` on the ``s`` rows ``sample``,
-        accumulated over blocks of rows (``s × M`` is never held)."""
+    def _sample_gram(self, sample: Array, weights: Array | None) -> tuple[Array, Array]:
+        """``QᵀWQ / Σw`` and Q's weighted column means for ``Q = K_sM T⁻¹`` on the ``s`` rows
+        ``sample`` (``weights`` None: unit), accumulated over blocks of rows (``s × M`` is never
+        held)."""
         xp, s, M = self.xp, sample.shape[0], self.S.shape[0]
         gram = xp.zeros((M, M), dtype=self.wide, device=device_of(self.factors))
         sums = xp.zeros(M, dtype=self.wide, device=device_of(self.factors))
@@ -269,10 +271,12 @@ class NystromSystem:
             Q_t = solve_triangular(
                 self.factors, xp.matrix_transpose(block), xp=xp, lower=False, trans=True
             )
-            gram += Q_t @ xp.matrix_transpose(Q_t)
-            sums += xp.sum(Q_t, axis=1)
-        gram /= s
-        return gram, sums / s
+            weighted = Q_t if weights is None else Q_t * weights[None, rows]
+            gram += weighted @ xp.matrix_transpose(Q_t)
+            sums += xp.sum(weighted, axis=1)
+        total = float(s) if weights is None else float(xp.sum(weights))
+        gram /= total
+        return gram, sums / total
 
     def _pass(
         self,
