@@ -369,25 +369,63 @@ def test_slkl_direct_form_is_refused_for_dask(data):
     assert not hasattr(model, "dual_coef_")
 
 
+#: Estimators that fit a Dask X and y in passes over the chunks (regressors: y is read lazily).
+_LAZY_REGRESSORS = [
+    lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0),
+    lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0),
+    lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="icd"),
+    lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="csi"),
+    lambda: KernelRidge(Gaussian(gamma=0.3), method="cg", max_iter=5),
+]
+
+
 @pytest.mark.parametrize(
-    "make",
-    [
-        lambda: SLKLRegressor(n_columns=50, kernel=Gaussian(gamma=0.3), random_state=0),
-        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0),
-        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="icd"),
-        lambda: LowRankRidge([Gaussian(gamma=0.3)], rank=10, method="csi"),
-        lambda: LowRankMKLClassifier(rank=10, random_state=0),
-    ],
+    "make", [*_LAZY_REGRESSORS, lambda: LowRankMKLClassifier(rank=10, random_state=0)]
 )
-def test_non_finite_dask_input_raises_and_leaves_the_model_unfitted(client, data, make):
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_dask_x_raises_and_leaves_the_model_unfitted(client, data, make, bad):
+    """An infinite row passed SLKL's Gram pass with a fixed γ (the Gaussian maps it to 0), and
+    ``KernelRidge(method="cg")`` fitted it."""
     X, y, _, _ = data
     X = X.copy()
-    X[450, 2] = np.nan  # in the third chunk
+    X[450, 2] = bad  # in the third chunk
     model = make()
     target = y > 2.0 if "MKL" in repr(model) else y
-    with pytest.raises(ValueError, match="must contain only finite values"):
+    with pytest.raises(ValueError, match="X must contain only finite values"):
         model.fit(da.from_array(X, chunks=CHUNK), da.from_array(target, chunks=CHUNK))
     assert not hasattr(model, "dual_coef_") and not hasattr(model, "coef_")
+
+
+@pytest.mark.parametrize("make", _LAZY_REGRESSORS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_dask_y_raises_and_leaves_the_model_unfitted(client, data, make, bad):
+    """``KernelRidge(method="cg")`` fitted a NaN y to an all-zero model."""
+    X, y, _, _ = data
+    y = y.copy()
+    y[450] = bad
+    model = make()
+    with pytest.raises(ValueError, match=r"\by\b.* must contain only finite values"):
+        model.fit(da.from_array(X, chunks=CHUNK), da.from_array(y, chunks=CHUNK))
+    assert not hasattr(model, "dual_coef_") and not hasattr(model, "coef_")
+
+
+def test_lazy_nystrom_features_of_non_finite_rows_raise_when_computed(client, data):
+    X, _, _, _ = data
+    X = X.copy()
+    X[450, 2] = np.inf
+    features = LowRankFeatures([Gaussian(gamma=0.3)], rank=10, method="nystrom", random_state=0)
+    lazy = features.fit_transform(da.from_array(X, chunks=CHUNK))  # reads the centres only
+    with pytest.raises(ValueError, match="X must contain only finite values"):
+        lazy.compute()
+
+
+def test_a_dask_y_beyond_the_range_of_x_dtype_is_refused(client, data):
+    X, y, _, _ = data
+    Xd = da.from_array(X.astype(np.float32), chunks=CHUNK)
+    model = KernelRidge(Gaussian(gamma=0.3), method="cg", max_iter=5)
+    with pytest.raises(ValueError, match=r"y must be at most 3\.32e\+35 .*float32"):
+        model.fit(Xd, da.from_array(y * 1e200, chunks=CHUNK))
+    assert not hasattr(model, "dual_coef_")
 
 
 def _gaussian_that_kills_its_worker_once(X, Z, *, marker):

@@ -7,6 +7,7 @@ from :func:`get_namespace`) keyword-only.
 
 from __future__ import annotations
 
+import math
 import os
 from types import ModuleType
 from typing import Any
@@ -213,6 +214,23 @@ def require_finite(finite: bool, /, *, name: str) -> None:
     if not finite:
         msg = f"{name} must contain only finite values, received NaN or infinity"
         raise ValueError(msg)
+
+
+def require_targets_fit(y: Array, dtype: Any) -> Array:
+    """``y`` in ``dtype``, the dtype it is fitted in (X's), once it is finite in its own and at
+    most 1/1024 of ``dtype``'s largest value in absolute value (a prediction, a weighted sum of
+    them, stays finite); else the ValueError naming y. Also each chunk of a lazy y."""
+    xp = get_namespace(y)
+    require_finite(bool(xp.all(xp.isfinite(y))), name="y")
+    top = float(xp.max(xp.abs(y))) if math.prod(y.shape) else 0.0
+    bound = float(xp.finfo(dtype).max) / 1024
+    if top > bound:
+        msg = (
+            f"y must be at most {bound:.3g} in absolute value (1/1024 of {dtype}'s largest "
+            f"value, X's dtype, so that predictions stay finite), received {top:.3g}"
+        )
+        raise ValueError(msg)
+    return y if y.dtype == dtype else xp.astype(y, dtype)
 
 
 def check_consistent_length(**arrays: Array) -> None:

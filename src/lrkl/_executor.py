@@ -49,6 +49,7 @@ from lrkl._backend import (
     get_namespace,
     index_array,
     require_finite,
+    require_targets_fit,
 )
 from lrkl._checks import check_integer
 from lrkl._typing import Array
@@ -148,17 +149,29 @@ def row_sums(fn: Callable[..., tuple[Array, ...]], *arrays: Array) -> tuple[Arra
     """``Σ_chunks fn(*chunks)`` over aligned row chunks of ``arrays``: one graph, summed in a
     tree (each worker adds pairs of partial results), computed once.
 
-    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes. A non-finite
-    sum raises a :class:`ValueError`: Dask input is checked for NaN and infinity by the pass
-    itself, not by a pass of its own.
+    ``fn`` takes in-memory chunks and returns a tuple of arrays of fixed shapes. Non-finite
+    chunks or a non-finite sum raise a :class:`ValueError`: Dask input is checked for NaN and
+    infinity by the pass itself, not by a pass of its own (each task counts its chunks'
+    non-finite values: the sums alone miss them where a kernel maps an infinite row to 0).
     """
+
+    def counted(*chunk: Array) -> tuple[Array, ...]:
+        xp = array_api_compat.array_namespace(*chunk)
+        flags = [0.0 if bool(xp.all(xp.isfinite(c))) else 1.0 for c in chunk]
+        return (*fn(*chunk), xp.asarray(flags))
+
     blocks = [a.to_delayed().ravel() for a in arrays]
-    parts = [delayed_call(fn, *chunk) for chunk in zip(*blocks, strict=True)]
+    parts = [delayed_call(counted, *chunk) for chunk in zip(*blocks, strict=True)]
     (total,) = dask_compute(tree_sum(parts))
+    *total, non_finite = total
+    require_finite(float(non_finite[0]) == 0.0, name="X")
+    require_finite(
+        float(array_api_compat.array_namespace(non_finite).sum(non_finite)) == 0.0,
+        name="y (and the weights given with it)",
+    )
     xp = array_api_compat.array_namespace(*total)
-    # the data were not validated before the pass: its sums tell
     require_finite(all(bool(xp.all(xp.isfinite(part))) for part in total), name="X and y")
-    return total
+    return tuple(total)
 
 
 def delayed_call(fn: Callable[..., Any], *args: Any) -> Any:
@@ -305,7 +318,8 @@ def lazy_y(X: Array, y: Any, *, name: str, multi_output: bool) -> tuple[Array, A
         )
         raise ValueError(msg)
     X, y = check_rows(X, y)
-    return X, y.astype(X.dtype)
+    meta = y._meta.astype(X.dtype)
+    return X, y.map_blocks(require_targets_fit, X.dtype, dtype=X.dtype, meta=meta)
 
 
 def in_memory(a: Array | None) -> Array | None:
@@ -489,12 +503,12 @@ class OnDask:
         self.xp = chunk_namespace(X)
 
     def map(self, fn: Callable[..., Array], X: Array, *, tail: tuple, dtype: Any) -> Array:
-        return map_rows(fn, X, tail, dtype)
+        return map_rows(functools.partial(_on_finite_rows, fn), X, tail, dtype)
 
     def map_many(
         self, fn: Callable[[Array], tuple[Array, ...]], X: Array, *outputs: tuple[tuple, Any]
     ) -> tuple[Array, ...]:
-        results = [delayed_call(fn, chunk) for chunk in _row_blocks(X)]
+        results = [delayed_call(_on_finite_rows, fn, chunk) for chunk in _row_blocks(X)]
         return tuple(
             stack_chunks(
                 [delayed_call(operator.itemgetter(i), result) for result in results],
@@ -558,7 +572,7 @@ class OnDask:
         return delayed_call(fn, *args)
 
     def rows_apply(self, fn: Callable[..., Array], X: Array, *args: Any) -> Any:
-        pieces = [delayed_call(fn, block, *args) for block in _row_blocks(X)]
+        pieces = [delayed_call(_on_finite_rows, fn, block, *args) for block in _row_blocks(X)]
         return delayed_call(_stack_rows, *pieces)
 
     def concat_columns(self, parts: list[Array]) -> Array:
@@ -599,7 +613,17 @@ def _aligned(arrays: tuple[Array, ...]) -> list[Array]:
 
 
 def _stack_rows(*blocks: Array) -> Array:
-    return get_namespace(*blocks).concat(blocks, axis=0)
+    return _on_finite_rows(get_namespace(*blocks).concat, blocks, axis=0)
+
+
+def _on_finite_rows(fn: Callable[..., Any], rows: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(rows, ...)`` in a Dask task, once ``rows`` (an array or a sequence of them) is
+    known finite: a lazy X is checked for NaN and infinity where its chunks are read, and the
+    ValueError reaches the caller when the result is computed."""
+    parts = rows if isinstance(rows, (tuple, list)) else (rows,)
+    xp = get_namespace(*parts)
+    require_finite(all(bool(xp.all(xp.isfinite(part))) for part in parts), name="X")
+    return fn(rows, *args, **kwargs)
 
 
 def _row_blocks(X: Array) -> list[Any]:
