@@ -1292,6 +1292,37 @@ def test_regressors_refuse_targets_outside_the_range_of_X_dtype(est):
         clone(est).fit(X, y * 1e-300)
 
 
+@pytest.mark.parametrize("est", ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_integers_beyond_float64_are_refused_by_name(est):
+    """An int of 401 digits passed scikit-learn's interval constraints (compared exactly) and
+    raised OverflowError at its first float()."""
+    X, y = _data()
+    target = y > 0 if is_classifier(est) else y
+    numeric = {
+        name: value
+        for name, value in est.get_params(deep=False).items()
+        if isinstance(value, float) and name not in {"verbose"}
+    }
+    for name in numeric:
+        model = clone(est).set_params(**{name: 10**400})
+        with pytest.raises(ValueError, match=rf"\b{name}\b.* must"):  # ours, or scikit-learn's
+            model.fit(X, target)
+        assert not hasattr(model, "n_features_in_")
+
+
+def test_kernel_parameters_beyond_float64_are_refused_by_name():
+    from lrkl.kernels import Laplacian, Polynomial
+
+    for make, name in [
+        (lambda: Gaussian(gamma=10**400), "gamma"),
+        (lambda: Laplacian(gamma=10**400), "gamma"),
+        (lambda: Polynomial(coef0=10**400), "coef0"),
+        (lambda: Polynomial(degree=10**400), "degree"),
+    ]:
+        with pytest.raises(ValueError, match=rf"{name} must .*received an integer of 401 digits"):
+            make()
+
+
 def test_solver_functions_check_what_they_are_handed():
     """Hand-built problems, grids that are not sequences, complex arrays, truthy flags and
     unresolved kernels are refused naming the argument (were NumPy's broadcasting, casting or

@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 
 from lrkl._backend import from_host, get_namespace, host_namespace, to_numpy
+from lrkl._checks import require_float_range
 from lrkl._executor import rowwise
 from lrkl.kernels import KERNEL_NAMES, Gaussian, kernel_from_name
 
@@ -100,6 +101,13 @@ class LRKLEstimator(BaseEstimator):
         tags.array_api_support = True
         tags.input_tags.allow_nan = False
         return tags
+
+    def _validate_params(self) -> None:
+        """scikit-learn's constraints, then no integer beyond float64's range (which they let
+        through)."""
+        super()._validate_params()
+        for name, value in self.get_params(deep=False).items():
+            require_float_range(value, name=name)
 
     def set_params(self, **params: Any) -> LRKLEstimator:
         """Set parameters, scikit-learn's way; a kernel given by name (or the default ``None``)

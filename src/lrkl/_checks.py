@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Collection
 from typing import Any
 
 import array_api_compat
 
-__all__ = ["check_integer", "check_namespace", "check_number", "check_option"]
+__all__ = [
+    "check_integer",
+    "check_namespace",
+    "check_number",
+    "check_option",
+    "is_finite_real",
+    "require_float_range",
+]
 
 
 def check_option(value: Any, options: Collection[Any], *, name: str) -> Any:
@@ -39,18 +47,47 @@ def check_namespace(xp: Any) -> Any:
     return xp
 
 
+def is_finite_real(value: Any) -> bool:
+    """Whether ``value`` is a real number (NumPy scalars included, booleans not) that float64
+    holds finite: an integer beyond its range is not (``math.isfinite`` raises OverflowError)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message, an integer of more than 20 digits by its length."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        digits = len(str(abs(int(value))))
+        if digits > 20:
+            return f"an integer of {digits} digits"
+    return repr(value)
+
+
+def require_float_range(value: Any, *, name: str) -> None:
+    """A ValueError naming ``name`` where ``value``, or an entry of a list or tuple of them,
+    is an integer beyond float64's range: scikit-learn's interval constraints compare it
+    exactly and let it through, and the first ``float()`` of it raised OverflowError."""
+    for entry in value if isinstance(value, (list, tuple)) else (value,):
+        integer = isinstance(entry, numbers.Integral) and not isinstance(entry, bool)
+        if integer and abs(int(entry)) > sys.float_info.max:
+            msg = (
+                f"{name} must lie within float64's range (at most {sys.float_info.max:.3g} in "
+                f"absolute value), received {shown(entry)}"
+            )
+            raise ValueError(msg)
+
+
 def check_number(value: Any, *, name: str, low: float = 0.0, strict: bool = False) -> float:
     """``value`` as a float if it is a finite real number ``> low`` (``strict``) or ``>= low``
     (booleans are refused), else a :class:`ValueError`."""
-    ok = (
-        isinstance(value, numbers.Real)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and (value > low if strict else value >= low)
-    )
+    ok = is_finite_real(value) and (value > low if strict else value >= low)
     if not ok:
         bound = f"{'>' if strict else '>='} {low:g}"
-        msg = f"{name} must be a finite number {bound}, received {value!r}"
+        msg = f"{name} must be a finite number {bound}, received {shown(value)}"
         raise ValueError(msg)
     return float(value)
 

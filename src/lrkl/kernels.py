@@ -48,7 +48,7 @@ from lrkl._backend import (
     index_array,
     require_finite,
 )
-from lrkl._checks import check_number, check_option
+from lrkl._checks import check_number, check_option, is_finite_real, shown
 from lrkl._distances import (
     neg_squared_distances,
     scale_error,
@@ -107,9 +107,8 @@ def precompute_columns(columns: str, n_entries: int, X: Array, memory_budget: in
 def _positive(name: str, value: Any) -> float:
     """``value`` as a Python float if it is a finite real number ``> 0`` (NumPy scalars
     included, booleans refused)."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not math.isfinite(value):
-        msg = f"{name} must be a finite positive number, received {value!r}"
+    if not is_finite_real(value):
+        msg = f"{name} must be a finite positive number, received {shown(value)}"
         raise ValueError(msg)
     if value <= 0:
         msg = f"{name} must be > 0, received {value!r}"
@@ -467,8 +466,8 @@ class Polynomial(Kernel):
 
     def __init__(self, degree: int = 3, gamma: float | str = SCALE, coef0: float = 1.0) -> None:
         integer = isinstance(degree, numbers.Integral) and not isinstance(degree, bool)
-        if not integer or degree < 1:
-            msg = f"degree must be an integer >= 1, received {degree!r}"
+        if not integer or not 1 <= degree <= 2**31 - 1:  # a float power's exponent
+            msg = f"degree must be an integer in [1, {2**31 - 1}], received {shown(degree)}"
             raise ValueError(msg)
         check_number(coef0, name="coef0")
         self.degree = int(degree)

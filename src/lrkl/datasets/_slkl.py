@@ -14,8 +14,6 @@ reproduced.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, NamedTuple
@@ -23,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from sklearn.utils import check_random_state
 
+from lrkl._checks import is_finite_real
 from lrkl.datasets._home import data_file
 
 __all__ = [
@@ -199,7 +198,7 @@ def make_sinc(
         if value > MAX_SINC_ROWS:
             msg = f"{name} must be at most {MAX_SINC_ROWS:g} (memory), received {value!r}"
             raise ValueError(msg)
-    if not isinstance(snr_db, numbers.Real) or not math.isfinite(snr_db) or abs(snr_db) > 3000:
+    if not is_finite_real(snr_db) or abs(snr_db) > 3000:
         msg = f"snr_db must be a number of decibels in [-3000, 3000], received {snr_db!r}"
         raise ValueError(msg)
     if not (

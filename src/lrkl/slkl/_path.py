@@ -317,7 +317,7 @@ class SLKLRegressorCV(_SLKLModel):
         "n_nus": [Interval(numbers.Integral, 1, 1_000, closed="both")],
         "eps": [Interval(numbers.Real, NU_RATIO_FLOOR, 1, closed="left")],
         "cv": ["cv_object"],
-        "n_jobs": [numbers.Integral, None],
+        "n_jobs": [Interval(numbers.Integral, -(2**31) + 1, 2**31 - 1, closed="both"), None],
     }
 
     def __init__(
