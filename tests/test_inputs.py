@@ -1310,6 +1310,39 @@ def test_integers_beyond_float64_are_refused_by_name(est):
         assert not hasattr(model, "n_features_in_")
 
 
+def test_solver_functions_refuse_masked_entries_by_name():
+    """The functional API took masked arrays as arrays and failed in NumPy's broadcasting."""
+    from lrkl import kernel_ridge
+    from lrkl.lowrank import icd
+
+    X, y = _data()
+    Z = icd(Gaussian(gamma=0.5), X, 5).G
+    masked = np.ma.masked_array(y, mask=np.arange(y.shape[0]) == 0)
+    with pytest.raises(ValueError, match="y is a masked array with 1 masked entry"):
+        kernel_ridge.primal_problem(Z, masked, fit_intercept=True, xp=np)
+    unmasked = np.ma.masked_array(y, mask=False)  # nothing masked: its data
+    problem = kernel_ridge.primal_problem(Z, unmasked, fit_intercept=True, xp=np)
+    reference = kernel_ridge.primal_problem(Z, y, fit_intercept=True, xp=np)
+    np.testing.assert_array_equal(problem.rhs, reference.rhs)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_precomputed_row_number_is_checked_whatever_rows_are_kept(seed):
+    """KernelRidgeSubset evaluates its kernel on the rows it keeps only, and refused a bad row
+    number or not by the draw."""
+    from lrkl import KernelRidgeSubset
+    from lrkl.kernels import Precomputed
+
+    X, y = _data()
+    n = X.shape[0]
+    K = Gaussian(gamma=0.5)(X)
+    rows = np.arange(n)[:, None]
+    rows[0, 0] = n
+    model = KernelRidgeSubset(Precomputed(matrix=K), n_columns=5, random_state=seed)
+    with pytest.raises(ValueError, match=rf"X must hold integer row numbers in \[0, {n - 1}\]"):
+        model.fit(rows, y)
+
+
 def test_kernel_parameters_beyond_float64_are_refused_by_name():
     from lrkl.kernels import Laplacian, Polynomial
 

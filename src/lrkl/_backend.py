@@ -170,6 +170,8 @@ def check_array(
     ``dtype`` overrides the floating dtype policy of :func:`float_dtype`.
     """
     allowed = (ndim,) if isinstance(ndim, int) else ndim
+    if isinstance(x, np.ma.MaskedArray):  # as at the estimators' door: its data, or refused
+        x = _unmask(x, name=name)
     if not hasattr(x, "ndim") or not hasattr(x, "dtype"):
         msg = f"{name} must be an array, received {type(x).__name__}"
         raise TypeError(msg)

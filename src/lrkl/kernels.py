@@ -635,6 +635,15 @@ class Precomputed(Kernel):
             return f"Precomputed(matrix=<{self.matrix.shape[0]}×{self.matrix.shape[1]} array>)"
         return f"Precomputed(function={getattr(self.function, '__name__', self.function)!r})"
 
+    def _resolve(self, X: Array, sample_weight: Array | None = None) -> Kernel:
+        """Itself, once every row number of the training ``X`` is checked: an estimator that
+        evaluates the kernel on some rows only (``KernelRidgeSubset``) refused a bad one or not
+        by the draw of its rows."""
+        if self.matrix is not None:
+            xp = get_namespace(X)
+            executor_for(X, xp=xp).checked(lambda X: self._rows(X, "X", xp=xp), X)
+        return super()._resolve(X, sample_weight)
+
     def _check(self, X: Array, Z: Array | None, *, xp: ModuleType) -> tuple[Array, Array]:
         if self.matrix is None:
             return super()._check(X, Z, xp=xp)
