@@ -98,7 +98,7 @@ def check_integer(value: Any, *, name: str, low: int = 1, high: int | None = Non
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
     if not ok or (high is not None and value > high):
         bound = f">= {low}" if high is None else f"in [{low}, {high}]"
-        msg = f"{name} must be an integer {bound}, received {value!r}"
+        msg = f"{name} must be an integer {bound}, received {shown(value)}"
         raise ValueError(msg)
     return int(value)
 

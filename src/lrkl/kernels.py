@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import numbers
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -48,7 +47,7 @@ from lrkl._backend import (
     index_array,
     require_finite,
 )
-from lrkl._checks import check_number, check_option, is_finite_real, shown
+from lrkl._checks import check_integer, check_number, check_option, is_finite_real, shown
 from lrkl._distances import (
     neg_squared_distances,
     scale_error,
@@ -465,10 +464,7 @@ class Polynomial(Kernel):
     _parameters = ("degree", "gamma", "coef0")
 
     def __init__(self, degree: int = 3, gamma: float | str = SCALE, coef0: float = 1.0) -> None:
-        integer = isinstance(degree, numbers.Integral) and not isinstance(degree, bool)
-        if not integer or not 1 <= degree <= 2**31 - 1:  # a float power's exponent
-            msg = f"degree must be an integer in [1, {2**31 - 1}], received {shown(degree)}"
-            raise ValueError(msg)
+        check_integer(degree, name="degree", low=1, high=2**31 - 1)  # a float power's exponent
         check_number(coef0, name="coef0")
         self.degree = int(degree)
         self.gamma = _width("gamma", gamma)
@@ -636,9 +632,7 @@ class Precomputed(Kernel):
         return f"Precomputed(function={getattr(self.function, '__name__', self.function)!r})"
 
     def _resolve(self, X: Array, sample_weight: Array | None = None) -> Kernel:
-        """Itself, once every row number of the training ``X`` is checked: an estimator that
-        evaluates the kernel on some rows only (``KernelRidgeSubset``) refused a bad one or not
-        by the draw of its rows."""
+        """Itself, every training row number checked (an estimator may read some rows only)."""
         if self.matrix is not None:
             xp = get_namespace(X)
             executor_for(X, xp=xp).checked(lambda X: self._rows(X, "X", xp=xp), X)
