@@ -218,6 +218,13 @@ def require_finite(finite: bool, /, *, name: str) -> None:
         raise ValueError(msg)
 
 
+def positive_range(weights: Array, /, *, xp: ModuleType) -> tuple[float, float]:
+    """The smallest and the largest positive value of ``weights`` (≥ 0, one positive), read
+    on the host: the span that the weights' checks of the solvers bound."""
+    top = float(xp.max(weights))
+    return float(xp.min(xp.where(weights > 0.0, weights, top))), top
+
+
 def require_targets_fit(y: Array, dtype: Any) -> Array:
     """``y`` in ``dtype``, the dtype it is fitted in (X's), once it is finite in its own and at
     most 1/1024 of ``dtype``'s largest value in absolute value (a prediction, a weighted sum of

@@ -13,7 +13,14 @@ from typing import Any, NamedTuple
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
-from lrkl._backend import device_of, from_host, get_namespace, to_numpy, widest_float
+from lrkl._backend import (
+    device_of,
+    from_host,
+    get_namespace,
+    positive_range,
+    to_numpy,
+    widest_float,
+)
 from lrkl._executor import executor_for
 from lrkl._model_selection import check_grid, cv_folds, fold_mask, require_fold_weights
 from lrkl._typing import Array
@@ -92,8 +99,7 @@ class _PCGFit:
         :data:`PCG_MAX_WEIGHT_SPAN`."""
         if sample_weight is None:
             return
-        top = float(xp.max(sample_weight))
-        low = float(xp.min(xp.where(sample_weight > 0.0, sample_weight, top)))
+        low, top = positive_range(sample_weight, xp=xp)
         if top > PCG_MAX_WEIGHT_SPAN * low:
             msg = (
                 f"{type(self).__name__}: with solver='pcg', sample_weight (times class_weight) "

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from lrkl._backend import check_array, device_of, get_namespace
+from lrkl._backend import check_array, device_of, get_namespace, positive_range
 from lrkl._checks import check_namespace, check_number, check_option
 from lrkl._linalg import eigh
 from lrkl._typing import Array
@@ -139,8 +139,7 @@ def check_row_weights(weights: Any, y: Array, *, name: str, xp: ModuleType) -> A
         if not float(xp.sum(xp.where(y == label, weights, 0.0))) > 0.0:
             msg = f"{name} must give each class a positive total weight, class {label:+g} has 0"
             raise ValueError(msg)
-    top = float(xp.max(weights))
-    low = float(xp.min(xp.where(weights > 0.0, weights, top)))
+    low, top = positive_range(weights, xp=xp)
     if top > MAX_WEIGHT_SPAN * low:
         msg = (
             f"{name} must keep its positive weights within a factor {MAX_WEIGHT_SPAN:g} of each "
