@@ -224,6 +224,7 @@ class _LowRankRidgeModel(_PCGFit):
                 else "every direction of the features shrunk by at least a half"
             ),
             advice="alphas" if self.alphas is not None or pcg else "eps or n_alphas",
+            rtol=chosen.tol if pcg else 0.0,
         )
         self.mse_path_ = scale_errors(mse_path, y_scale)
         self.alphas_ = alphas

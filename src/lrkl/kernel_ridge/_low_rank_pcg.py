@@ -75,6 +75,7 @@ class _PCGPath(NamedTuple):
     internal: tuple[float, ...]  # on the unit-scale weights
     per_fold: list[list[float]]  # validation MSE, one list per fold, one value per α
     solutions: list[PCGSolution]  # the first fold's, per α
+    tol: float  # the relative residual the path was solved to: its errors' resolution
 
 
 class _PCGFit:
@@ -289,6 +290,7 @@ class _PCGFit:
             alphas = tuple(a * w_scale for a in internal)
         require_representable(alphas, internal, w_scale)
         order = sorted(range(len(internal)), key=lambda i: -internal[i])
+        tol = max(self.pcg_tol, PCG_PATH_TOL)
         per_fold, kept = [], None
         for train, test in folds:
             w_tr, w_te = (weights * fold_mask(rows, weights, xp=xp) for rows in (train, test))
@@ -300,14 +302,14 @@ class _PCGFit:
                 solutions[i] = system.solve(
                     targets,
                     internal[i],
-                    tol=max(self.pcg_tol, PCG_PATH_TOL),
+                    tol=tol,
                     max_iter=self.pcg_max_iter,
                     start=start,
                 )
                 start = solutions[i].coef
             per_fold.append(system.squared_errors(targets, solutions, w_te))
             kept = solutions if kept is None else kept
-        return _PCGPath(system, alphas, internal, per_fold, kept)
+        return _PCGPath(system, alphas, internal, per_fold, kept, tol)
 
 
 def preconditioner_sample(
