@@ -1,4 +1,4 @@
-"""Nyström centres drawn by ridge leverage scores (``centres="leverage"``), against dense
+"""Nyström centres drawn by ridge leverage scores (``centers="leverage"``), against dense
 computations of the scores and of the draw."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_low_rank_ridge_fits_on_the_centres_the_leverage_of_the_uniform_fit_draw
     Z = uniform.features(X)
     tau = _dense_leverage(Z, alpha, np.ones(X.shape[0]), True)
     rows = draw_centres(tau, m, 3)
-    model = LowRankRidge(rank=m, alpha=alpha, random_state=3, centres="leverage").fit(X, y)
+    model = LowRankRidge(rank=m, alpha=alpha, random_state=3, centers="leverage").fit(X, y)
     np.testing.assert_array_equal(model.factors_[0].landmarks, X[rows])
     assert not np.array_equal(model.factors_[0].landmarks, uniform.factors_[0].landmarks)
     # the outer 5 % of the rows, of large leverage, hold more of the centres than of the rows
@@ -78,7 +78,7 @@ def test_leverage_centres_never_land_on_rows_of_weight_zero():
     X, y = _data()
     w = np.ones(X.shape[0])
     w[::2] = 0.0
-    model = LowRankRidge(rank=50, random_state=0, centres="leverage").fit(X, y, sample_weight=w)
+    model = LowRankRidge(rank=50, random_state=0, centers="leverage").fit(X, y, sample_weight=w)
     chosen = {tuple(row) for row in model.factors_[0].landmarks}
     assert chosen <= {tuple(row) for row in X[1::2]}
 
@@ -86,26 +86,26 @@ def test_leverage_centres_never_land_on_rows_of_weight_zero():
 def test_cv_chooses_alpha_on_uniform_centres_then_refits_on_leverage_centres():
     X, y = _data(600)
     uniform = LowRankRidgeCV(rank=60, random_state=0).fit(X, y)
-    model = LowRankRidgeCV(rank=60, random_state=0, centres="leverage").fit(X, y)
+    model = LowRankRidgeCV(rank=60, random_state=0, centers="leverage").fit(X, y)
     assert model.alpha_ == uniform.alpha_
     assert model.mse_path_ == uniform.mse_path_
     assert model.kernels_[0].gamma == uniform.kernels_[0].gamma
     assert not np.array_equal(model.factors_[0].landmarks, uniform.factors_[0].landmarks)
     fixed = LowRankRidge(
-        model.kernels_, rank=60, alpha=model.alpha_, random_state=0, centres="leverage"
+        model.kernels_, rank=60, alpha=model.alpha_, random_state=0, centers="leverage"
     ).fit(X, y)
     np.testing.assert_allclose(model.predict(X), fixed.predict(X), rtol=1e-9, atol=1e-9)
-    classifier = LowRankRidgeClassifierCV(rank=60, random_state=0, centres="leverage")
+    classifier = LowRankRidgeClassifierCV(rank=60, random_state=0, centers="leverage")
     assert classifier.fit(X, y > 0).score(X, y > 0) > 0.8
 
 
 @pytest.mark.parametrize("method", ["icd", "csi"])
 def test_leverage_centres_need_nystrom(method):
     X, y = _data(100)
-    with pytest.raises(ValueError, match=r"centres='leverage'.*method='nystrom'.*received"):
-        LowRankRidge(method=method, centres="leverage").fit(X, y)
-    with pytest.raises(ValueError, match="centres"):
-        LowRankRidge(centres="pivots").fit(X, y)
+    with pytest.raises(ValueError, match=r"centers='leverage'.*method='nystrom'.*received"):
+        LowRankRidge(method=method, centers="leverage").fit(X, y)
+    with pytest.raises(ValueError, match="centers"):
+        LowRankRidge(centers="pivots").fit(X, y)
 
 
 def test_leverage_centres_keep_each_kernels_rank():
@@ -113,7 +113,7 @@ def test_leverage_centres_keep_each_kernels_rank():
     kernels = [Gaussian(gamma=0.1), Linear()]
     for rank in ([3, 12], [12, 3]):
         uniform = LowRankRidge(kernels, rank=rank, random_state=0).fit(X, y)
-        model = LowRankRidge(kernels, rank=rank, random_state=0, centres="leverage").fit(X, y)
+        model = LowRankRidge(kernels, rank=rank, random_state=0, centers="leverage").fit(X, y)
         assert model.rank_ == uniform.rank_ == tuple(rank)
         assert max(f.landmarks.shape[0] for f in model.factors_) == 12
 
@@ -128,7 +128,7 @@ def test_leverage_centres_count_in_the_memory_budget(monkeypatch):
     X, y = _data(120)
     budget = 120 * 8 * 2 * 10  # two maps of 10 columns of 120 float64 rows
     for estimator in (LowRankRidge, LowRankRidgeCV):
-        model = estimator(centres="leverage", memory_budget=budget, random_state=0).fit(X, y)
+        model = estimator(centers="leverage", memory_budget=budget, random_state=0).fit(X, y)
         assert model.rank_ == (10,)
         uniform = estimator(memory_budget=budget, random_state=0).fit(X, y)
         assert uniform.rank_ == (20,)  # one map held in the final fit

@@ -228,7 +228,7 @@ def test_a_refit_with_another_solver_drops_the_other_model():
     [
         ({"method": "icd"}, "method='nystrom'"),
         ({"kernels": [Gaussian(), Linear()]}, "one kernel"),
-        ({"centres": "leverage"}, "centres='uniform'"),
+        ({"centers": "leverage"}, "centers='uniform'"),
         ({"alpha": 0.0}, "alpha > 0"),
     ],
 )

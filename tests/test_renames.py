@@ -12,6 +12,10 @@ from lrkl import (
     KernelRidgeCV,
     KernelRidgeSubset,
     LowRankMKLClassifier,
+    LowRankRidge,
+    LowRankRidgeClassifier,
+    LowRankRidgeClassifierCV,
+    LowRankRidgeCV,
     SLKLClassifier,
     SLKLRegressor,
     SLKLRegressorCV,
@@ -70,6 +74,26 @@ def test_names_that_never_existed_stay_missing():
         model.weights_  # noqa: B018
     with pytest.raises(AttributeError, match="centers_"):
         KernelRidge().centres_  # noqa: B018  (not fitted: the new name is the one missing)
+
+
+@pytest.mark.parametrize(
+    "estimator", [LowRankRidge, LowRankRidgeCV, LowRankRidgeClassifier, LowRankRidgeClassifierCV]
+)
+def test_centres_is_a_deprecated_spelling_of_centers(estimator):
+    X, y = _data(classifier=estimator.__name__.endswith(("Classifier", "ClassifierCV")))
+
+    def scores(model):
+        return model.decision_function(X) if hasattr(model, "classes_") else model.predict(X)
+
+    with pytest.warns(FutureWarning, match=r"\(centres=\.\.\.\) is deprecated.*centers=") as seen:
+        old = estimator(rank=20, random_state=0, centres="leverage").fit(X, y)
+    assert len(seen) == 1 and seen[0].filename == __file__  # once, at the user's fit
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FutureWarning)
+        new = estimator(rank=20, random_state=0, centers="leverage").fit(X, y)
+        uniform = estimator(rank=20, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(scores(old), scores(new))
+    assert not np.array_equal(scores(new), scores(uniform))  # the leverage draw was taken
 
 
 # --------------------------------------------------------------------------- bias → two switches

@@ -187,7 +187,7 @@ LRKL = {
         "LowRankRidgeCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),
-        "LowRankRidgeCV(centres='leverage')": lambda: lrkl.LowRankRidgeCV(centres="leverage"),
+        "LowRankRidgeCV(centers='leverage')": lambda: lrkl.LowRankRidgeCV(centers="leverage"),
         "LowRankRidgeCV(gamma_factors 1/16..2)": lambda: lrkl.LowRankRidgeCV(
             gamma_factors=WIDE_FACTORS
         ),
@@ -198,8 +198,8 @@ LRKL = {
         "LowRankRidgeClassifierCV(rbf, nystrom 1000)": lambda: lrkl.LowRankRidgeClassifierCV(
             ["rbf"], rank=1000, method="nystrom", random_state=0
         ),
-        "LowRankRidgeClassifierCV(centres='leverage')": lambda: lrkl.LowRankRidgeClassifierCV(
-            centres="leverage"
+        "LowRankRidgeClassifierCV(centers='leverage')": lambda: lrkl.LowRankRidgeClassifierCV(
+            centers="leverage"
         ),
         "LowRankRidgeClassifierCV(gamma_factors 1/16..2)": lambda: lrkl.LowRankRidgeClassifierCV(
             gamma_factors=WIDE_FACTORS

@@ -1,9 +1,9 @@
-"""Uniform Nyström centres against centres drawn by ridge leverage scores (``centres=``), on
+"""Uniform Nyström centres against centres drawn by ridge leverage scores (``centers=``), on
 the regression panel's sets of more than 1 000 training rows (below, every row is a centre).
 
 Per set and seed (the protocol of ``defaults.py``: a shuffle, the first 2/3 train, at most
 8 000 rows, standardised features, raw ``y``, one BLAS thread): ``LowRankRidgeCV()`` at its
-defaults and ``LowRankRidgeCV(centres="leverage")``, both with ``random_state`` = the seed, so
+defaults and ``LowRankRidgeCV(centers="leverage")``, both with ``random_state`` = the seed, so
 that the leverage fit starts from the uniform fit's centres, width and α. Prints per set the mean
 test R² of each over the seeds, their mean difference, the worst and the best seed's difference,
 and the mean fit seconds of each.
@@ -40,7 +40,7 @@ def one(name: str, seed: int) -> list[tuple[float, float]] | None:
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = lrkl.LowRankRidgeCV(random_state=seed, centres=centres).fit(X, y)
+            model = lrkl.LowRankRidgeCV(random_state=seed, centers=centres).fit(X, y)
         runs.append((float(model.score(T, t)), time.perf_counter() - start))
     return runs
 

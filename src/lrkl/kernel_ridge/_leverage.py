@@ -1,4 +1,4 @@
-"""Nyström centres drawn by approximate ridge leverage scores: the ``centres="leverage"`` rule
+"""Nyström centres drawn by approximate ridge leverage scores: the ``centers="leverage"`` rule
 of the low-rank ridge estimators (:mod:`lrkl.kernel_ridge._low_rank_model`).
 
 The ridge leverage score of row ``i`` at ``α`` is ``τ_i = w_i z̃_iᵀ (Z̃ᵀ W Z̃ + α I)⁻¹ z̃_i``,

@@ -76,7 +76,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
     random_state : int, RandomState or None, default=None
         Nyström: seed of the landmarks, shared by all kernels (``random_state=42`` gives the
         landmarks of the Mklaren paper's experiments).
-    centres : {"uniform", "leverage"}, default="uniform"
+    centers : {"uniform", "leverage"}, default="uniform"
         Nyström only: how the landmarks (the centres) are drawn. ``"leverage"`` first fits on
         uniform centres, then draws as many centres again, without replacement, with
         probabilities proportional to the rows' ridge leverage scores at ``α``
@@ -104,7 +104,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         intercept as here), without the n × M features: ``O(M²)`` memory
         besides an optional cache of the kernel block, one pass over the rows per iteration
         (docs: "Large data"); it needs ``method="nystrom"``, one kernel,
-        ``centres="uniform"`` and ``alpha > 0``, and solves the same problem as
+        ``centers="uniform"`` and ``alpha > 0``, and solves the same problem as
         ``"features"`` (both regularise the centres' kernel block as ``K_MM + δ I``,
         ``δ = M ε ‖K_MM‖_∞``). ``"auto"``: ``"features"`` where the features fit
         ``memory_budget``, else ``"pcg"`` where it applies and its factors fit, else
@@ -126,6 +126,8 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         data"); take it for large ``α`` or classification at scale, where the memory decides.
     verbose : int, default=0
         pcg: print each iteration's relative residual to stderr.
+    centres : str, deprecated
+        The former spelling of ``centers``: it warns, and takes precedence where given.
 
     Attributes
     ----------
@@ -173,7 +175,8 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "fit_intercept": ["boolean"],
         "memory_budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "centres": [StrOptions(set(CENTRES))],
+        "centers": [StrOptions(set(CENTRES))],
+        "centres": [StrOptions(set(CENTRES) | {"deprecated"}, deprecated={"deprecated"})],
         "solver": [StrOptions(set(SOLVERS))],
         "pcg_tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "pcg_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -196,12 +199,13 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
-        centres: str = "uniform",
+        centers: str = "uniform",
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
         kernel_dtype: str | None = None,
         verbose: int = 0,
+        centres: str = "deprecated",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -214,6 +218,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centers = centers
         self.centres = centres
         self.solver = solver
         self.pcg_tol = pcg_tol
@@ -295,9 +300,9 @@ class LowRankRidgeCV(LowRankRidge):
     Parameters
     ----------
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose
+    memory_budget, centers, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose, centres
         As for :class:`LowRankRidge`; the width search holds two widths' features at once.
-        With ``centres="leverage"`` the width and ``α`` are chosen on the uniform centres
+        With ``centers="leverage"`` the width and ``α`` are chosen on the uniform centres
         (``mse_path_`` and ``width_search_`` are theirs), and the model is then fitted at
         that ``α`` on centres drawn by the leverage scores there.
     alphas : sequence of float, default=None
@@ -388,12 +393,13 @@ class LowRankRidgeCV(LowRankRidge):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
-        centres: str = "uniform",
+        centers: str = "uniform",
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
         kernel_dtype: str | None = None,
         verbose: int = 0,
+        centres: str = "deprecated",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -410,6 +416,7 @@ class LowRankRidgeCV(LowRankRidge):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centers = centers
         self.centres = centres
         self.solver = solver
         self.pcg_tol = pcg_tol

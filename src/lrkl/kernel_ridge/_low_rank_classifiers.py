@@ -45,7 +45,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
     Parameters
     ----------
     kernels, rank, method, alpha, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
-    memory_budget, centres, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose
+    memory_budget, centers, solver, pcg_tol, pcg_max_iter, kernel_dtype, verbose, centres
         As for :class:`LowRankRidge` (with ``solver="pcg"`` every class's ±1 targets share
         each pass over the rows).
     class_weight : dict, "balanced" or None, default=None
@@ -96,12 +96,13 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
-        centres: str = "uniform",
+        centers: str = "uniform",
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
         kernel_dtype: str | None = None,
         verbose: int = 0,
+        centres: str = "deprecated",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -115,6 +116,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centers = centers
         self.centres = centres
         self.solver = solver
         self.pcg_tol = pcg_tol
@@ -189,8 +191,8 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
     kernels, rank, method, fit_intercept, lookahead, kappa, gain_tol, tol, random_state
     memory_budget
         As for :class:`LowRankRidge`.
-    alphas, n_alphas, eps, cv, gamma_factors, centres, solver, pcg_tol, pcg_max_iter,
-    kernel_dtype, verbose
+    alphas, n_alphas, eps, cv, gamma_factors, centers, solver, pcg_tol, pcg_max_iter,
+    kernel_dtype, verbose, centres
         As for :class:`LowRankRidgeCV` (the width search and pcg's hold-out included).
     class_weight
         As for :class:`LowRankRidgeClassifier`.
@@ -244,12 +246,13 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         tol: float = 1e-10,
         random_state: Any = None,
         memory_budget: int | None = None,
-        centres: str = "uniform",
+        centers: str = "uniform",
         solver: str = "auto",
         pcg_tol: float = PCG_TOL,
         pcg_max_iter: int = PCG_MAX_ITER,
         kernel_dtype: str | None = None,
         verbose: int = 0,
+        centres: str = "deprecated",
     ) -> None:
         self.kernels = kernels
         self.rank = rank
@@ -267,6 +270,7 @@ class LowRankRidgeClassifierCV(LowRankRidgeClassifier):
         self.tol = tol
         self.random_state = random_state
         self.memory_budget = memory_budget
+        self.centers = centers
         self.centres = centres
         self.solver = solver
         self.pcg_tol = pcg_tol

@@ -365,9 +365,25 @@ class _LowRankRidgeModel(_PCGFit):
             errors.append(float(mean))
         return errors
 
+    def _validate_params(self) -> None:
+        """scikit-learn's parameter check, and a FutureWarning for the deprecated ``centres``."""
+        super()._validate_params()
+        if self.centres != "deprecated":
+            msg = (
+                f"{type(self).__name__}(centres=...) is deprecated and will be removed: use "
+                f"centers={self.centres!r} (received centres={self.centres!r}, which overrides "
+                "centers)"
+            )
+            # the frame of the user's fit: above this, fit and its all-or-nothing wrapper
+            warnings.warn(msg, FutureWarning, stacklevel=4)
+
+    def _centers(self) -> str:
+        """``centers``, or the deprecated ``centres`` where it is given."""
+        return self.centers if self.centres == "deprecated" else self.centres
+
     def _leverage_centres(self) -> bool:
-        """Whether the centres are drawn by ridge leverage (``centres="leverage"``)."""
-        return draws_by_leverage(self.centres, self.method)
+        """Whether the centres are drawn by ridge leverage (``centers="leverage"``)."""
+        return draws_by_leverage(self._centers(), self.method)
 
     def _on_leverage_centres(
         self,

@@ -89,8 +89,8 @@ class _PCGFit:
             return f"method='nystrom' (received method={self.method!r})"
         if n_kernels != 1:
             return f"one kernel (received {n_kernels})"
-        if self.centres != "uniform":
-            return f"centres='uniform' (received centres={self.centres!r})"
+        if self._centers() != "uniform":
+            return f"centers='uniform' (received centers={self._centers()!r})"
         if getattr(self, "alpha", 1.0) == 0:
             return "alpha > 0 (received alpha=0)"
         return None

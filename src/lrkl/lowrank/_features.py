@@ -384,17 +384,17 @@ def _gaussian_set(kernels: list[Kernel]) -> bool:
 FUSED_SPAN = 2.0**40
 
 
-def draws_by_leverage(centres: str, method: str) -> bool:
-    """Whether an estimator's ``centres`` ask for Nyström centres drawn by ridge leverage
+def draws_by_leverage(centers: str, method: str) -> bool:
+    """Whether an estimator's ``centers`` ask for Nyström centres drawn by ridge leverage
     (:mod:`lrkl.kernel_ridge._leverage`), which only ``method="nystrom"`` has."""
-    if centres == "leverage" and method != "nystrom":
+    if centers == "leverage" and method != "nystrom":
         msg = (
-            f"centres='leverage' draws Nyström centres and needs method='nystrom', received "
-            f"method={method!r}: use centres='uniform' (the pivots of {method!r} are chosen by "
+            f"centers='leverage' draws Nyström centres and needs method='nystrom', received "
+            f"method={method!r}: use centers='uniform' (the pivots of {method!r} are chosen by "
             "the method)"
         )
         raise ValueError(msg)
-    return centres == "leverage"
+    return centers == "leverage"
 
 
 def has_centres(method: str) -> bool:
