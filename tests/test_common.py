@@ -101,7 +101,7 @@ def expected_failed_checks(estimator):
         # path's tolerance; before ties were read so, the choice turned on the BLAS kernel.
         return {}
     if isinstance(estimator, LowRankRidge | LowRankRidgeClassifier | LowRankMKLClassifier):
-        # (the SVM itself: integer weights equal repeated rows, tests/test_newton.py)
+        # (the SVM itself: integer weights equal repeated rows, tests/test_lpmkl_newton.py)
         why = "the low-rank factors are built on the unweighted rows (pivots, landmarks)"
     elif isinstance(estimator, AlignmentKernelRidge) and estimator.method != "alignfc":
         why = "the kernel weights come from the unweighted alignment"
