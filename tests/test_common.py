@@ -93,13 +93,6 @@ _NOT_REPETITION = "check_sample_weight_equivalence_on_dense_data"
 #: (KernelRidgeSubset passes: on the checks' 15 rows its default subset is every row; alignfc
 #: passes: on the checks' data it puts all weight on one kernel.)
 def expected_failed_checks(estimator):
-    if isinstance(estimator, LowRankRidgeClassifierCV) and estimator.solver == "pcg":
-        # The check's CV groups repeat its training rows, and pcg's default centres are all of
-        # them: the α chosen interpolates the ±1 targets there, whatever the width (from the
-        # unweighted rows), to 1e-8. (The regressor's targets include 0, where the widths'
-        # 1e-4 relative difference exceeds the check's atol.) Its two smallest α tie within the
-        # path's tolerance; before ties were read so, the choice turned on the BLAS kernel.
-        return {}
     if isinstance(estimator, LowRankRidge | LowRankRidgeClassifier | LowRankMKLClassifier):
         # (the SVM itself: integer weights equal repeated rows, tests/test_lpmkl_newton.py)
         why = "the low-rank factors are built on the unweighted rows (pivots, landmarks)"

@@ -395,17 +395,23 @@ def test_cv_validates_each_alpha_on_held_out_rows():
     np.testing.assert_allclose(model.predict(X), full.predict(X), atol=1e-6)
 
 
-def test_validation_errors_within_the_paths_tolerance_tie_and_the_first_wins():
+def test_validation_errors_within_the_paths_tolerance_tie_and_the_largest_alpha_wins():
     from lrkl._model_selection import choose_from_grid
 
-    grid = (1.0, 0.1, 0.01)
-    errors = [[2.0, 1.0 + 5e-5, 1.0]]  # one fold
-    exact, _ = choose_from_grid("M", "alpha", grid, errors, top="", advice="")
-    tied, _ = choose_from_grid("M", "alpha", grid, errors, top="", advice="", rtol=1e-4)
-    apart, _ = choose_from_grid("M", "alpha", grid, errors, top="", advice="", rtol=1e-5)
-    assert (exact, tied, apart) == (0.01, 0.1, 0.01)
-    # validated on its own training rows, every small α interpolates them: the pcg path's
-    # errors there agree within its tolerance, and the largest of those α is chosen
+    def choice(grid, errors, rtol):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # a choice on the grid's end
+            return choose_from_grid("M", "alpha", grid, [errors], top="", advice="", rtol=rtol)[0]
+
+    errors = [2.0, 1.0 + 5e-5, 1.0]  # one fold; the tolerance is relative to the largest, 2
+    assert choice((1.0, 0.1, 0.01), errors, 0.0) == 0.01  # the strict minimum, as without
+    assert choice((1.0, 0.1, 0.01), errors, 1e-4) == 0.1
+    assert choice((1.0, 0.1, 0.01), errors, 1e-5) == 0.01
+    assert choice((0.01, 0.1, 1.0), errors[::-1], 1e-4) == 0.1  # the largest, in any order
+    assert choice((1.0, 0.1), [float("nan"), 1.0], 1e-4) == 1.0  # NaN first: as without
+    # validated on its own training rows, every small α nearly interpolates them: the pcg
+    # path's errors there agree within its tolerance of their scale, and the largest such α
+    # is chosen (the choice among them turned on the BLAS kernel)
     rng = np.random.RandomState(42)  # scikit-learn's weight-equivalence check's data
     X, y = np.tile(rng.rand(15, 30), (3, 1)), np.tile(rng.randint(0, 3, 15).astype(float), 3)
     folds = [(np.arange(15, 45), np.arange(15)), (np.arange(30), np.arange(30, 45))]
@@ -414,10 +420,9 @@ def test_validation_errors_within_the_paths_tolerance_tie_and_the_first_wins():
         warnings.simplefilter("ignore", UserWarning)  # a choice on the grid's end
         model.fit(X, y)
     means = [float(np.mean(row)) for row in model.mse_path_]
-    lowest = min(means)
-    first = next(i for i, mean in enumerate(means) if mean <= lowest * (1 + 1e-4))
-    assert means.index(lowest) != first  # the case is a tie, not a clear minimum
-    assert model.alpha_ == model.alphas_[first]
+    tied = [i for i, mean in enumerate(means) if mean <= min(means) + 1e-4 * max(means)]
+    assert len(tied) > 1  # the case is a tie, not a clear minimum
+    assert model.alpha_ == max(model.alphas_[i] for i in tied) > min(model.alphas_)
 
 
 def test_cv_default_grid_and_width_search_with_pcg():

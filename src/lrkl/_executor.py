@@ -446,6 +446,11 @@ class InMemory:
         memory budget (a lazy X's products are computed on its blocks, never kept)."""
         return fits
 
+    def memory_budget(self, budget: Callable[[], int | None]) -> int | None:
+        """The bytes that bound what a fit holds of X's rows, ``budget()``; None (no bound) for a
+        lazy X, whose row products are computed on its chunks and never held."""
+        return budget()
+
     def take(self, X: Array, rows: Any) -> Array:
         """The rows ``rows`` (Python integers) of ``X``."""
         return self.xp.take(X, index_array(rows, xp=self.xp, device=device_of(X)), axis=0)
@@ -554,6 +559,9 @@ class OnDask:
 
     def may_store(self, fits: bool) -> bool:
         return False
+
+    def memory_budget(self, budget: Callable[[], int | None]) -> int | None:
+        return None
 
     def take(self, X: Array, rows: Any) -> Array:
         return take_rows(X, rows)

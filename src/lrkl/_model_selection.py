@@ -141,10 +141,12 @@ def choose_from_grid(
     """The value of a CV search's ``grid`` with the lowest mean validation error, and the error
     path (one row per value, one column per fold); ``per_fold`` holds one error per value for
     each fold. The means are exactly rounded sums (``math.fsum``), so that values whose fold
-    errors are the same numbers in another order tie, and the first of them wins. Means within
-    ``rtol`` of the lowest (relative) tie too: an iterative solver resolves its validation errors
-    only to its tolerance, and a choice among values it does not tell apart would turn on the
-    last bits of the arithmetic.
+    errors are the same numbers in another order tie, and the first of them wins. For a penalty
+    grid solved by an iterative solver, ``rtol`` (its tolerance) widens the tie: means within
+    ``rtol`` times the largest finite mean of the lowest tie too, and the largest value among
+    them (the most regularised) wins. The solver resolves the errors only to its tolerance of
+    their scale, and a choice among values it does not tell apart turned on the last bits of
+    the arithmetic.
 
     Warns when the choice is the largest value of the grid (``top`` says what the model is
     there), or its smallest while the validation error still falls by more than 1 % from its
@@ -155,9 +157,9 @@ def choose_from_grid(
     path = tuple(tuple(fold[i] for fold in per_fold) for i in range(len(grid)))
     means = [math.fsum(errors) / len(errors) for errors in path]
     best = min(range(len(grid)), key=means.__getitem__)
-    if rtol > 0.0:
-        within = means[best] + rtol * abs(means[best])
-        best = next(i for i, mean in enumerate(means) if mean <= within)
+    if rtol > 0.0 and math.isfinite(means[best]):
+        within = means[best] + rtol * max(abs(m) for m in means if math.isfinite(m))
+        best = max((i for i, mean in enumerate(means) if mean <= within), key=grid.__getitem__)
     order = sorted(range(len(grid)), key=grid.__getitem__)
     what = None
     if len(grid) > 1 and best == order[-1]:

@@ -46,7 +46,7 @@ def rank_within_budget(
     n = X.shape[0]
     given = rank
     rank = min(n, DEFAULT_CENTRES) if given is None else given
-    budget = None if executor_for(X).lazy else memory_budget_of(memory_budget, X)
+    budget = executor_for(X).memory_budget(lambda: memory_budget_of(memory_budget, X))
     if budget is None:
         return rank
     itemsize = get_namespace(X).finfo(X.dtype).bits // 8

@@ -24,7 +24,7 @@ from lrkl._executor import executor_for
 from lrkl._typing import Array
 from lrkl.kernel_ridge._solvers import EighSolver, PrimalProblem, _make_solver
 
-#: The values of the estimators' ``centres`` parameter.
+#: The values of the estimators' ``centers`` parameter.
 CENTRES = ("uniform", "leverage")
 
 

@@ -19,7 +19,7 @@ from lrkl._base import LRKLRegressor
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import check_groups
 from lrkl._typing import Array
-from lrkl._validation import Interval, StrOptions, check_sample_weight, check_X_y
+from lrkl._validation import Hidden, Interval, StrOptions, check_sample_weight, check_X_y
 from lrkl.kernel_ridge._leverage import CENTRES
 from lrkl.kernel_ridge._low_rank_model import _LowRankRidgeModel
 from lrkl.kernel_ridge._low_rank_pcg import SOLVERS
@@ -176,7 +176,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         "fit_intercept": ["boolean"],
         "memory_budget": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "centers": [StrOptions(set(CENTRES))],
-        "centres": [StrOptions(set(CENTRES) | {"deprecated"}, deprecated={"deprecated"})],
+        "centres": [StrOptions(set(CENTRES)), Hidden(StrOptions({"deprecated"}))],
         "solver": [StrOptions(set(SOLVERS))],
         "pcg_tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "pcg_max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -339,9 +339,10 @@ class LowRankRidgeCV(LowRankRidge):
     Attributes
     ----------
     alpha_ : float
-        The ``α`` with the lowest mean validation MSE.
+        The ``α`` with the lowest mean validation MSE (pcg: the largest ``α`` among those whose
+        mean is within the path's tolerance of the grid's largest mean from the lowest).
     alphas_ : tuple of float
-        The grid, from the largest ``α`` to the smallest.
+        The grid (the default one from the largest ``α`` to the smallest).
     mse_path_ : tuple of tuple of float
         Validation MSE, one row per ``α``, one column per fold (one column for leave-one-out
         or pcg's hold-out), at the chosen width.

@@ -15,7 +15,7 @@ from typing import Any
 
 from lrkl._backend import device_of, from_host
 from lrkl._base import LRKLClassifier
-from lrkl._executor import executor_for, lazy_y
+from lrkl._executor import executor_for
 from lrkl._model_selection import check_groups
 from lrkl._typing import Array
 from lrkl._validation import (
@@ -166,9 +166,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         )
         if targets.shape[1] == 1:
             targets = targets[:, 0]
-        lazy = lazy_y(X, targets, name=type(self).__name__, multi_output=True)
-        if lazy is not None:  # a Dask X: the targets in its row chunks
-            X, targets = lazy
+        targets = executor_for(X, xp=xp).rows_like(targets, X)  # a Dask X's: in its row chunks
         weights = check_class_sample_weight(
             self.class_weight, sample_weight, X, classes, codes, owner=self
         )

@@ -129,9 +129,9 @@ class _PCGFit:
             raise ValueError(msg)
         if self.solver != "auto":
             return self.solver
-        if refusal is not None or executor_for(X).lazy:
+        if refusal is not None:
             return "features"
-        budget = memory_budget_of(self.memory_budget, X)
+        budget = executor_for(X).memory_budget(lambda: memory_budget_of(self.memory_budget, X))
         with warnings.catch_warnings():  # a clipped rank is said by the fit
             warnings.simplefilter("ignore", UserWarning)
             M = self._n_centres(X)
@@ -143,7 +143,7 @@ class _PCGFit:
         """The memory budget (None: unbounded, for a Dask X) and the bytes of pcg's M × M
         factors; a MemoryError, before anything is allocated, where they exceed it."""
         M = self._n_centres(X)
-        budget = None if executor_for(X).lazy else memory_budget_of(self.memory_budget, X)
+        budget = executor_for(X).memory_budget(lambda: memory_budget_of(self.memory_budget, X))
         factors = factor_bytes(M, xp_itemsize(X), X.shape[0])
         if budget is not None and factors > budget:
             msg = (
@@ -190,7 +190,7 @@ class _PCGFit:
             X,
             sample[:M, ...],
             fit_intercept=self.fit_intercept,
-            cache=cache and not run.lazy,
+            cache=run.may_store(cache),
             n_targets=n_targets,
             xp=xp,
             sample=sample,
