@@ -242,6 +242,12 @@ def test_pcg_refuses_factors_beyond_the_budget_before_allocating():
     X, y = _data(n=300)
     with pytest.raises(MemoryError, match="two 200 × 200 arrays of factors"):
         LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200) - 1).fit(X, y)
+    # a Dask X's factors are held by this process too: the same budget bounds them
+    da = pytest.importorskip("dask.array")
+    lazy = da.from_array(X, chunks=(100, -1)), da.from_array(y, 100)
+    with pytest.raises(MemoryError, match="two 200 × 200 arrays of factors"):
+        LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200) - 1).fit(*lazy)
+    LowRankRidge(rank=200, solver="pcg", memory_budget=factor_bytes(200)).fit(*lazy)
 
 
 def test_a_warm_started_solve_takes_a_step_within_one_iteration():

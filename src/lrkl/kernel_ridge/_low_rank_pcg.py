@@ -140,10 +140,11 @@ class _PCGFit:
         return "pcg" if factor_bytes(M, xp_itemsize(X), X.shape[0]) <= budget else "features"
 
     def _pcg_factor_bytes(self, X: Array) -> tuple[int | None, int]:
-        """The memory budget (None: unbounded, for a Dask X) and the bytes of pcg's M × M
-        factors; a MemoryError, before anything is allocated, where they exceed it."""
+        """The memory budget (None: unknown, unbounded) and the bytes of pcg's M × M factors;
+        a MemoryError, before anything is allocated, where they exceed it. The factors are
+        held in this process whatever the executor: a Dask X's too."""
         M = self._n_centres(X)
-        budget = executor_for(X).memory_budget(lambda: memory_budget_of(self.memory_budget, X))
+        budget = memory_budget_of(self.memory_budget, X)
         factors = factor_bytes(M, xp_itemsize(X), X.shape[0])
         if budget is not None and factors > budget:
             msg = (
