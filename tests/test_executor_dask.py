@@ -260,6 +260,34 @@ def test_lowrank_ridge_cv_on_dask_equals_numpy(client, data):
         LowRankRidgeCV(**params, cv=3).fit(Xd, yd)
 
 
+@pytest.mark.parametrize("bad", [None, "X", "y"])
+def test_the_width_search_on_dask_compares_the_subsample_of_the_in_memory_fit(client, rng, bad):
+    """Above WIDTH_SEARCH_ROWS rows the widths are compared on a subsample: a Dask X drew
+    none and compared them on every row, so that its choice could differ from the in-memory
+    fit's. Non-finite values among the subsample's rows are refused by name."""
+    n = 1200
+    X = rng.normal(size=(n, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=n)
+    params = dict(rank=40, random_state=0)
+    if bad == "X":
+        X[:200, 1] = np.nan  # rows of the subsample among them
+    elif bad == "y":
+        y[:200] = np.inf
+    lazy = da.from_array(X, chunks=(300, -1)), da.from_array(y, chunks=300)
+    if bad is not None:
+        with pytest.raises(ValueError, match=rf"\b{bad}\b.* must contain only finite values"):
+            LowRankRidgeCV(**params).fit(*lazy)
+        return
+    ref = LowRankRidgeCV(**params).fit(X, y)
+    model = LowRankRidgeCV(**params).fit(*lazy)
+    assert model.width_search_["rows"] == ref.width_search_["rows"] == 1000
+    np.testing.assert_allclose(model.width_search_["mse"], ref.width_search_["mse"], rtol=1e-10)
+    assert model.kernels_[0].gamma == pytest.approx(ref.kernels_[0].gamma, rel=1e-12)
+    assert model.alpha_ == pytest.approx(ref.alpha_, rel=1e-12)
+    predicted = model.predict(da.from_array(X, chunks=(300, -1))).compute()
+    np.testing.assert_allclose(predicted, ref.predict(X), atol=1e-9)
+
+
 @pytest.mark.parametrize("method", ["icd", "csi", "nystrom"])
 def test_a_model_fitted_on_dask_pickles_without_the_cluster(client, data, method):
     X, _, Xd, yd = data

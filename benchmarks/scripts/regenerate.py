@@ -194,6 +194,7 @@ COMMANDS: list[tuple[str, str, bool]] = [
     ("slkl_reproduce", f"python {SCRIPTS}/reproduce_fragment.py slkl", False),
     ("krr_reproduce", f"python {SCRIPTS}/reproduce_fragment.py krr --splits 1", False),
     ("lpmkl_reproduce", f"python {SCRIPTS}/reproduce_fragment.py lp-mkl --runs 1", False),
+    ("lpmkl_reproduce_cells", f"python {SCRIPTS}/lpmkl_reproduce_cells.py --rst", False),
     (
         "defaults_regression",
         f"python {SCRIPTS}/defaults.py regression --seeds 5 --out defaults_regression.jsonl && "

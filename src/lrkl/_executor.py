@@ -451,8 +451,9 @@ class InMemory:
         lazy X, whose row products are computed on its chunks and never held."""
         return budget()
 
-    def take(self, X: Array, rows: Any) -> Array:
-        """The rows ``rows`` (Python integers) of ``X``."""
+    def take(self, X: Array, rows: Any, *, name: str = "X") -> Array:
+        """The rows ``rows`` (Python integers) of ``X`` (or of the per-row ``name``: y, sample
+        weights), in memory; a lazy array's are checked for NaN and infinity as they arrive."""
         return self.xp.take(X, index_array(rows, xp=self.xp, device=device_of(X)), axis=0)
 
     def compute(self, *arrays: Array) -> tuple[Array, ...]:
@@ -563,8 +564,11 @@ class OnDask:
     def memory_budget(self, budget: Callable[[], int | None]) -> int | None:
         return None
 
-    def take(self, X: Array, rows: Any) -> Array:
-        return take_rows(X, rows)
+    def take(self, X: Array, rows: Any, *, name: str = "X") -> Array:
+        taken = take_rows(X, rows)
+        xp = chunk_namespace(X)
+        require_finite(bool(xp.all(xp.isfinite(taken))), name=name)
+        return taken
 
     def compute(self, *arrays: Array) -> tuple[Array, ...]:
         from dask import is_dask_collection

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from lrkl._backend import device_of, index_array, to_numpy, widened
+from lrkl._backend import to_numpy, widened
 from lrkl._executor import executor_for, rowwise
 from lrkl._model_selection import (
     check_grid,
@@ -150,19 +150,20 @@ class _LowRankRidgeModel(_PCGFit):
                 "takes an in-memory X (LowRankRidge fits a Dask X with solver='pcg')"
             )
             self._pcg_factor_bytes(X_given)  # factors beyond the budget: refused before all
-        subsample = None  # where there are many rows, the widths are compared on a subsample
-        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS and not executor_for(X).lazy:
+        # Where there are many rows, the widths are compared on a subsample, in memory (a Dask
+        # X's too, so that it chooses as in memory), and α is chosen at that width on all rows.
+        subsample = None
+        if len(widths) > 1 and X.shape[0] > WIDTH_SEARCH_ROWS:
             weights = None if sample_weight is None else to_numpy(sample_weight)
             subsample = search_rows(X.shape[0], WIDTH_SEARCH_ROWS, random_state, weights, folds)
+        run = executor_for(X, xp=xp)
 
         def on(subsample: tuple[list[int], Any] | None) -> tuple[Any, ...]:
             """X, y, the weights and the folds of the subsample's rows (None: all rows)."""
             if subsample is None:
                 return X, y, sample_weight, folds
-            index = index_array(subsample[0], xp=xp, device=device_of(X))
-            taken = [
-                None if a is None else xp.take(a, index, axis=0) for a in (X, y, sample_weight)
-            ]
+            named = zip((X, y, sample_weight), ("X", "y", "sample_weight"), strict=True)
+            taken = [None if a is None else run.take(a, subsample[0], name=n) for a, n in named]
             return (*taken, subsample[1])
 
         def path(i: int, data: tuple[Any, ...], maps: int, search: bool = True) -> _Path:
