@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 
 import pytest
 
@@ -117,6 +118,8 @@ def test_every_public_solver_function_has_a_private_core():
 #: The only modules that know Dask exists (issue 34): the executor and the backend.
 LAZY_AWARE = ("_executor.py", "_backend.py")
 DASK_WORDS = ("is_dask_array", ".chunks", ".blocks[", "to_delayed", "._meta", "dask_compute")
+#: The executor's own flag: a branch on it elsewhere is a branch on the kind of array.
+LAZY_FLAG = re.compile(r"\.lazy\b")
 
 
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
@@ -129,6 +132,7 @@ def test_only_the_executor_and_the_backend_know_dask(path):
     assert not [m for m in imports if m == "dask" or m.startswith("dask.")]
     text = path.read_text(encoding="utf-8")
     assert [w for w in DASK_WORDS if w in text] == []
+    assert not LAZY_FLAG.findall(text)
 
 
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
