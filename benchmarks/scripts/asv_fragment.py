@@ -77,7 +77,7 @@ def main() -> None:
     ]
     when = datetime.datetime.fromtimestamp(max(started) / 1000, datetime.timezone.utc)
     measured = {
-        "Measured": f"{when:%Y-%m-%d %H:%M} UTC (asv, results {path.name})",
+        "Measured": f"{when:%Y-%m-%d %H:%M} UTC (asv, results ``{path.name}``)",
         # asv records the machine by name; its results live on the machine that ran them
         "Machine": f"asv machine {machine.get('machine', '?')}: {stamp()['Machine']}",
         "Commit": f"lrkl {results.commit_hash[:7]}",
