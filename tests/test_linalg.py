@@ -201,6 +201,31 @@ def test_large_kernel_ridge_cv_fit_completes():
     assert np.mean((model.predict(T) - np.sin(T[:, 0]) - T[:, 1]) ** 2) < 0.1 * np.var(y)
 
 
+@pytest.mark.large
+def test_large_pcg_factors_complete():
+    """``solver="pcg"`` at M = 20 000 centres: its own in-place factorisations of ``K_MM + δI``
+    and of ``A = T Tᵀ/M − t̄ t̄ᵀ + λ I`` are 20 000 × 20 000 (issue 36's MNIST size), where
+    OpenBLAS's threaded potrf segfaults with its SkylakeX kernel. Every row a centre: the
+    preconditioner is exact and CG converges in a few iterations."""
+    from lrkl import LowRankRidge
+    from lrkl.kernels import Gaussian
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20_000, 8))
+    y = np.sin(X[:, 0]) + X[:, 1] + 0.1 * rng.standard_normal(20_000)
+    model = LowRankRidge(
+        kernels=[Gaussian()],
+        method="nystrom",
+        rank=20_000,
+        solver="pcg",
+        memory_budget=8 * 2**30,
+        random_state=0,
+    ).fit(X, y)
+    assert model.n_iter_ <= 10
+    T = rng.standard_normal((500, 8))
+    assert np.mean((model.predict(T) - np.sin(T[:, 0]) - T[:, 1]) ** 2) < 0.1 * np.var(y)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_eigh_on_numpy_is_lapacks_syevd_in_the_input_precision(dtype):
     # NumPy's own eigh computes float32 in float64: a float32 fit must stay float32 arithmetic

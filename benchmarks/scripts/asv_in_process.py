@@ -15,6 +15,13 @@ writes them to ``--out`` as JSON.
 prints, from such files, each combination of the first backend beside its counterpart of the
 second and their ratio (the table of the docs' "On a GPU" page).
 
+    python benchmarks/scripts/asv_in_process.py --versus BEFORE.json AFTER.json
+
+prints every combination timed in both (two runs of one selection, e.g. at two commits with
+``PYTHONPATH`` pointing at each one's ``src``): the minimum and median of each and the ratio of
+the minima (after / before), slowest first. A side may be several files joined by commas (runs
+alternated between the commits), whose samples are pooled.
+
     python benchmarks/scripts/asv_in_process.py --smoke "."
 
 runs the first combination of every selected benchmark once (``peakmem_``, ``mem_`` and
@@ -98,6 +105,33 @@ def table(first, second, paths):
     return lines
 
 
+def versus(before, after):
+    """Lines of each combination timed on both sides (comma-joined files, samples pooled):
+    minima, medians, after / before minima, slowest first."""
+    runs = [{}, {}]
+    for run, paths in zip(runs, (before, after), strict=True):
+        for path in paths.split(","):
+            for row in json.loads(pathlib.Path(path).read_text()):
+                if "samples" in row:
+                    run.setdefault(row["benchmark"], []).extend(row["samples"])
+    common = [label for label in runs[0] if label in runs[1]]
+    rows = sorted(common, key=lambda label: -min(runs[1][label]) / min(runs[0][label]))
+    lines = [f"{'combination':<90s}{'before':>9s}{'after':>9s}{'ratio':>7s}  (min; median)"]
+    for label in rows:
+        b, a = runs[0][label], runs[1][label]
+        lines.append(
+            f"{label.removeprefix('bench_'):<90s}{_duration(min(b)):>9s}{_duration(min(a)):>9s}"
+            f"{min(a) / min(b):7.2f}  ({statistics.median(a) / statistics.median(b):.2f})"
+        )
+    ratios = sorted(min(runs[1][k]) / min(runs[0][k]) for k in common)
+    lines.append(
+        f"{len(common)} combinations; ratio of minima: median {statistics.median(ratios):.2f}, "
+        f"best {ratios[0]:.2f}, worst {ratios[-1]:.2f}; above 1.10: "
+        f"{sum(r > 1.10 for r in ratios)}"
+    )
+    return lines
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("patterns", nargs="+", help="regular expressions, as asv run -b")
@@ -109,7 +143,13 @@ def main(argv=None):
     parser.add_argument(
         "--smoke", action="store_true", help="the first combination of each benchmark, once"
     )
+    parser.add_argument(
+        "--versus", action="store_true", help="patterns are BEFORE AFTER: compare two runs"
+    )
     args = parser.parse_args(argv)
+    if args.versus:
+        print("\n".join(versus(*args.patterns)))
+        return 0
     if args.table:
         first, second, *paths = args.patterns
         print("\n".join(table(first, second, paths)))

@@ -251,7 +251,11 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=10.0, help="memory_budget in GiB")
     parser.add_argument("--parts", action="store_true", help="time the pcg solver's parts")
     parser.add_argument(
-        "--workers", type=int, default=0, help="synthetic: fit on a local Dask cluster of so many"
+        "--workers",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="synthetic: fit on a local Dask cluster of so many (0: in memory), one fit each",
     )
     parser.add_argument(
         "--kernel-dtype", choices=["float32"], help="the estimator's kernel_dtype (default None)"
@@ -273,14 +277,15 @@ def main() -> None:
                 (parts or {}).clear()
         else:
             for centres in args.centres:
-                synthetic(
-                    args.rows,
-                    centres,
-                    args.budget,
-                    args.workers,
-                    args.iterations,
-                    args.kernel_dtype,
-                )
+                for workers in args.workers:
+                    synthetic(
+                        args.rows,
+                        centres,
+                        args.budget,
+                        workers,
+                        args.iterations,
+                        args.kernel_dtype,
+                    )
 
 
 if __name__ == "__main__":

@@ -176,6 +176,18 @@ COMMANDS: list[tuple[str, str, bool]] = [
         " --rst pcg_synthetic_1e7",
         False,
     ),
+    (
+        "pcg_synthetic_dask",
+        f"python {SCRIPTS}/pcg_targets.py synthetic --centres 5000 --budget 1 --iterations 3"
+        " --workers 1 2 --rst pcg_synthetic_dask",
+        False,
+    ),
+    (
+        "pcg_synthetic_1e7_dask",
+        f"python {SCRIPTS}/pcg_targets.py synthetic --rows 10000000 --centres 5000 --budget 1"
+        " --iterations 3 --workers 2 --kernel-dtype float32 --rst pcg_synthetic_1e7_dask",
+        False,
+    ),
     ("slkl_panel", f"python {SCRIPTS}/slkl_panel.py --rst", False),
     (
         "dask_slkl_dask dask_slkl_numpy dask_cg_dask dask_icd_dask dask_icd_numpy",

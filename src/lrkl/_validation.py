@@ -103,20 +103,20 @@ def _name(owner: Any) -> str:
 
 
 def check_X(
-    X: Any, *, dtype: Any = None, owner: Any = "X", dask: bool = False
+    X: Any, *, dtype: Any = None, owner: Any = "X", lazy: bool = False
 ) -> tuple[ModuleType, Array]:
     """Namespace and validated ``X``: 2-D, at least one sample and one feature, finite.
 
     ``owner`` is an estimator being fitted (its ``n_features_in_`` and ``feature_names_in_``
-    are set) or a name for the messages. A lazy (Dask) array is refused unless ``dask``; then
+    are set) or a name for the messages. A lazy (Dask) array is refused unless ``lazy``; then
     the executor takes it (:func:`lrkl._executor.lazy_X`): chunked along the rows, the
     namespace that of its chunks, the finiteness check left to the first pass over the rows.
     """
     # a lazy X is taken by the executor, before anything is recorded on the estimator
-    lazy = lazy_X(X, accepted=dask, owner=_name(owner), dtype=dtype)
+    taken = lazy_X(X, accepted=lazy, owner=_name(owner), dtype=dtype)
     _record_features(owner, X, reset=True)
-    if lazy is not None:
-        return lazy
+    if taken is not None:
+        return taken
     X = ensure_array(X, name="X")
     if X.ndim != 2:
         msg = (
@@ -143,7 +143,7 @@ def check_X_y(
     owner: Any,
     multi_output: bool = False,
     min_samples: int = 1,
-    dask: bool = False,
+    lazy: bool = False,
 ) -> tuple[ModuleType, Array, Array]:
     """Namespace, ``X`` (n × d) and ``y`` in X's floating dtype, namespace and device.
 
@@ -158,10 +158,10 @@ def check_X_y(
     if y is None:
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
-    xp, X = check_X(X, owner=owner, dask=dask)
-    lazy = lazy_y(X, y, name=name, multi_output=multi_output)
-    if lazy is not None:
-        return xp, *lazy
+    xp, X = check_X(X, owner=owner, lazy=lazy)
+    taken = lazy_y(X, y, name=name, multi_output=multi_output)
+    if taken is not None:
+        return xp, *taken
     y = move_to(ensure_array(y, name="y"), like=X)
     if not multi_output and y.ndim == 2 and y.shape[1] == 1:
         warnings.warn(
@@ -197,7 +197,7 @@ def check_X_y(
 
 
 def check_classification_X_y(
-    X: Any, y: Any, *, owner: Any, dask: bool = False
+    X: Any, y: Any, *, owner: Any, lazy: bool = False
 ) -> tuple[ModuleType, Array, Any, Any]:
     """Namespace, ``X`` (n × d), the sorted class labels and each sample's class number.
 
@@ -212,7 +212,7 @@ def check_classification_X_y(
     if y is None:
         msg = f"{name} requires y to be passed, but the target y is None"
         raise ValueError(msg)
-    xp, X = check_X(X, owner=owner, dask=dask)
+    xp, X = check_X(X, owner=owner, lazy=lazy)
     labels = _labels_on_host(y)
     if labels.ndim > 2 or (labels.ndim == 2 and labels.shape[1] != 1):
         msg = f"y must be a 1-D array of class labels, received an array of shape {labels.shape}"

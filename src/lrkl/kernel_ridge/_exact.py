@@ -246,7 +246,7 @@ class KernelRidge(KernelExpansionRegressor):
         owner = type(self).__name__
         form = method.intercept_form(*_intercept_switches(self), owner=owner)
         xp, X, y = check_X_y(
-            X, y, owner=self, multi_output=True, min_samples=2, dask=method.takes_dask
+            X, y, owner=self, multi_output=True, min_samples=2, lazy=method.takes_lazy
         )
         run = executor_for(X, xp=xp)
         if sample_weight is not None or self.columns == "precomputed":

@@ -247,7 +247,7 @@ class LowRankRidge(_LowRankRidgeModel, LRKLRegressor):
         self : LowRankRidge
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, lazy=True)
         if sample_weight is not None:
             executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} takes no sample_weight with a Dask X"
@@ -448,7 +448,7 @@ class LowRankRidgeCV(LowRankRidge):
         self : LowRankRidgeCV
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2, dask=True)
+        xp, X, y = check_X_y(X, y, owner=self, multi_output=True, min_samples=2, lazy=True)
         groups = check_groups(groups, X.shape[0])
         if self.cv is not None or sample_weight is not None:
             executor_for(X, xp=xp).require_in_memory(

@@ -151,7 +151,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         """Namespace, validated ``X``, the ±1 targets (1-D for two classes), the sample weights
         times the class weights, the sorted labels and each row's class number (on the
         host)."""
-        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, lazy=True)
         cv = getattr(self, "cv", None)
         if sample_weight is not None or self.class_weight is not None or cv is not None:
             executor_for(X, xp=xp).require_in_memory(

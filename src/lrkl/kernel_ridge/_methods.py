@@ -67,8 +67,8 @@ class RidgeMethod:
     regulariser: ClassVar[str] = "alpha"
     #: Whether one set-up gives the path at every value and its exact leave-one-out errors.
     whole_path_at_once: ClassVar[bool] = True
-    #: Whether the method takes a Dask X (its products run over the row chunks).
-    takes_dask: ClassVar[bool] = False
+    #: Whether the method takes a lazy (Dask) X (its products run over the row chunks).
+    takes_lazy: ClassVar[bool] = False
     #: The intercept model, for the messages.
     intercept_model: ClassVar[str]
 
@@ -223,7 +223,7 @@ class CG(RidgeMethod):
     name = "cg"
     regulariser = "n_iter"
     whole_path_at_once = False  # the path to t costs t iterations: run to the chosen t only
-    takes_dask = True
+    takes_lazy = True
     intercept_model = "regularises the intercept as a coefficient of c̃ = (c, b)"
     largest_value_is = "the last iterate run"
 

@@ -210,9 +210,9 @@ class LowRankFeatures(LRKLTransformer):
         """Validate ``X`` (and ``y`` for CSI) and :meth:`_build`; the stacked factors."""
         self._validate_params()
         if self.method == "csi":
-            xp, X, y = check_X_y(X, y, owner=self, multi_output=True, dask=True)
+            xp, X, y = check_X_y(X, y, owner=self, multi_output=True, lazy=True)
         else:
-            xp, X = check_X(X, owner=self, dask=True)
+            xp, X = check_X(X, owner=self, lazy=True)
             if y is not None:  # ignored, but a y of other rows is a mistake in the caller's data
                 _check_y_rows(y, X.shape[0])
         return self._build(X, y, xp=xp)

@@ -357,7 +357,7 @@ class LowRankMKLClassifier(LRKLClassifier):
         (one rotation for all: only the labels differ) at cost ``Cs[0]``; every cost of the
         sorted ``Cs`` (the parameter ``cost_name``) is checked against the weights."""
         solver = check_solver(self.solver, self.loss, float(self.eta))
-        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, lazy=True)
         run = executor_for(X, xp=xp)
         weights = check_class_sample_weight(
             self.class_weight, sample_weight, X, classes, codes, owner=self

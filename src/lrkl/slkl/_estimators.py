@@ -479,7 +479,7 @@ class SLKLRegressor(_SLKLFit, _SLKLModel):
         self
         """
         self._validate_params()
-        xp, X, y = check_X_y(X, y, owner=self, min_samples=2, dask=True)
+        xp, X, y = check_X_y(X, y, owner=self, min_samples=2, lazy=True)
         (result,), candidates, kernel, (nu,) = self._fit_targets(X, y[:, None], xp=xp)
         self._store(result, X, candidates, kernel, xp=xp)
         self.nu_ = nu
@@ -561,7 +561,7 @@ class SLKLClassifier(_SLKLFit, LRKLClassifier):
         self
         """
         self._validate_params()
-        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, dask=True)
+        xp, X, classes, codes = check_classification_X_y(X, y, owner=self, lazy=True)
         device = device_of(X)
         targets = self._sign_targets(codes, classes.shape[0])
         Y = from_host(targets, xp=xp, device=device, dtype=X.dtype)
