@@ -40,7 +40,16 @@ from lrkl.kernels import Gaussian
 
 
 def _peak_gib() -> float:
-    """The peak resident memory of this process so far (GiB; Linux reports KiB)."""
+    """The peak resident memory of this process so far (GiB): Linux's ``VmHWM``, the high-water
+    mark of this program's own memory. (``ru_maxrss`` is kept across the fork and exec that
+    start a Dask worker, so a worker's would be at least its client's at that moment.)"""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**20  # KiB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 

@@ -159,6 +159,7 @@ COMMANDS: list[tuple[str, str, bool]] = [
     ("large_cholesky", f"python {SCRIPTS}/large_cholesky.py --all --rst", False),
     ("pcg_agree", f"python {SCRIPTS}/pcg_targets.py agree --rst", False),
     ("pcg_asv", _asv("pcg_asv", "PCGIteration", "PCGIterations", "PCGMemory"), False),
+    ("gaussian_block_asv", _asv("gaussian_block_asv", "GaussianBlock"), False),
     (
         "pcg_mnist",
         f"python {SCRIPTS}/pcg_targets.py mnist --centres 5000 10000 20000 --kernel-dtype float32"
