@@ -64,7 +64,8 @@ OLD_MODEL = {"loss": "hinge", "shared_landmarks": True}
 
 
 def _data():
-    """Regression and binary classification rows: (X, y, X_test)."""
+    """Training rows with regression targets and binary labels, and test rows:
+    (X, y, labels, X_test)."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((150, 3))
     Xt = rng.standard_normal((60, 3))
