@@ -115,8 +115,9 @@ def tests_slow(session: nox.Session) -> None:
 @nox.session
 def tests_large(session: nox.Session) -> None:
     """The 20 000-row dense factorisations (marked ``large``): ``KernelRidge`` and
-    ``KernelRidgeCV`` (its eigendecomposition) fitted on 20 000 rows and the Cholesky factor of a
-    20 000 × 20 000 kernel matrix. About 20 minutes on 2 cores, and 13 GB.
+    ``KernelRidgeCV`` (its eigendecomposition) fitted on 20 000 rows, the Cholesky factor of a
+    20 000 × 20 000 kernel matrix, and ``LowRankRidge(solver="pcg")`` at 20 000 centres (its
+    own two in-place factorisations). About 20 minutes on 2 cores, and 13 GB.
 
     Where the CPU has AVX-512 they run under OpenBLAS's SkylakeX kernel, whose threaded
     ``potrf`` segfaults at these sizes (the reason lrkl's Cholesky is blocked); elsewhere the

@@ -45,6 +45,23 @@ def add_rst_argument(parser: argparse.ArgumentParser, default: str) -> None:
     )
 
 
+def peak_gib() -> float:
+    """The peak resident memory of this process so far (GiB): Linux's ``VmHWM``, the high-water
+    mark of this program's own memory, where there is one. (``ru_maxrss`` is kept across the
+    fork and exec that start a Dask worker, so a worker's would be at least its client's at
+    that moment.) Dask's workers run it through ``client.run``."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 2**20  # KiB
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
 def best_of(repeat: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
     """``fn(*args, **kwargs)``'s result and the shortest of ``repeat`` wall-clock timings of it
     (seconds)."""

@@ -84,14 +84,20 @@ def _duration(seconds):
     return f"{seconds * 1e9:.3g} ns"
 
 
-def table(first, second, paths):
-    """Lines of the median time of each ``first`` combination beside its ``second``
-    counterpart and their ratio (second / first), from files written by ``--out``."""
-    medians = {}
+def _samples(paths):
+    """``{combination: its samples}`` from files written by ``--out``, pooled over the files."""
+    pooled = {}
     for path in paths:
         for row in json.loads(pathlib.Path(path).read_text()):
             if "samples" in row:
-                medians[row["benchmark"]] = statistics.median(row["samples"])
+                pooled.setdefault(row["benchmark"], []).extend(row["samples"])
+    return pooled
+
+
+def table(first, second, paths):
+    """Lines of the median time of each ``first`` combination beside its ``second``
+    counterpart and their ratio (second / first), from files written by ``--out``."""
+    medians = {label: statistics.median(t) for label, t in _samples(paths).items()}
     lines = []
     for label, seconds in medians.items():
         counterpart = medians.get(label.replace(first, second))
@@ -108,12 +114,7 @@ def table(first, second, paths):
 def versus(before, after):
     """Lines of each combination timed on both sides (comma-joined files, samples pooled):
     minima, medians, after / before minima, slowest first."""
-    runs = [{}, {}]
-    for run, paths in zip(runs, (before, after), strict=True):
-        for path in paths.split(","):
-            for row in json.loads(pathlib.Path(path).read_text()):
-                if "samples" in row:
-                    run.setdefault(row["benchmark"], []).extend(row["samples"])
+    runs = [_samples(side.split(",")) for side in (before, after)]
     common = [label for label in runs[0] if label in runs[1]]
     rows = sorted(common, key=lambda label: -min(runs[1][label]) / min(runs[0][label]))
     lines = [f"{'combination':<90s}{'before':>9s}{'after':>9s}{'ratio':>7s}  (min; median)"]

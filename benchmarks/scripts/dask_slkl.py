@@ -17,7 +17,6 @@ the client process and of each worker.
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 
 import _report
@@ -25,10 +24,6 @@ import numpy as np
 
 from lrkl import KernelRidge, LowRankRidge, SLKLRegressor
 from lrkl.kernels import Gaussian
-
-
-def _peak_gib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
 def _model(args):
@@ -83,14 +78,14 @@ def dask_run(args, workers: int) -> None:
         last = max(s["stop"] for t in tasks for s in t["startstops"])
         span = last - first
         overhead = span - busy / workers
-        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+        peaks = client.run(_report.peak_gib)
         print(
             f"dask n {args.n} {_name(args)} workers {workers} "
             f"chunks {args.chunk}: "
             f"fit {seconds:.1f}s, graphs {span:.1f}s for {len(tasks)} tasks, "
             f"scheduler overhead {overhead:.2f}s "
             f"({100 * overhead / span:.1f} %), {_size(model)}, client peak "
-            f"{_peak_gib():.2f} GiB, worker peaks "
+            f"{_report.peak_gib():.2f} GiB, worker peaks "
             + ", ".join(f"{v:.2f}" for v in peaks.values())
             + " GiB",
             flush=True,
@@ -105,7 +100,7 @@ def numpy_run(args) -> None:
     model = _model(args).fit(X, y)
     print(
         f"numpy n {args.n} {_name(args)}: fit {time.perf_counter() - start:.1f}s, "
-        f"{_size(model)}, peak {_peak_gib():.2f} GiB",
+        f"{_size(model)}, peak {_report.peak_gib():.2f} GiB",
         flush=True,
     )
 

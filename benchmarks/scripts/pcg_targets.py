@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import resource
 import sys
 import time
 import warnings
@@ -37,20 +36,6 @@ from sklearn.preprocessing import StandardScaler
 from lrkl import LowRankRidge, LowRankRidgeCV
 from lrkl.kernel_ridge._pcg import factor_bytes
 from lrkl.kernels import Gaussian
-
-
-def _peak_gib() -> float:
-    """The peak resident memory of this process so far (GiB): Linux's ``VmHWM``, the high-water
-    mark of this program's own memory. (``ru_maxrss`` is kept across the fork and exec that
-    start a Dask worker, so a worker's would be at least its client's at that moment.)"""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 2**20  # KiB
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
 def agree() -> None:
@@ -152,7 +137,7 @@ def mnist(centres: int, budget: float, kernel_dtype: str | None) -> None:
     print(f"alphas {', '.join(f'{a:.3g}' for a in model.alphas_)}")
     print(f"hold-out MSE {', '.join(f'{row[0]:.4f}' for row in model.mse_path_)}")
     print(f"chosen alpha {model.alpha_:.3g}; final fit {model.n_iter_} iterations")
-    peak = _peak_gib()
+    peak = _report.peak_gib()
     print(f"test error {100 * error:.2f} %; fit {seconds:.0f} s; peak memory so far {peak:.2f} GiB")
 
 
@@ -199,7 +184,7 @@ def _on_dask(workers: int, model: LowRankRidge, X: np.ndarray, y: np.ndarray) ->
         y_chunks = da.from_array(y, chunks=500_000).persist()
         distributed.wait([X_chunks, y_chunks])
         seconds, iterations = _fit_stamped(model, X_chunks, y_chunks)
-        peaks = list(client.run(_peak_gib).values())
+        peaks = list(client.run(_report.peak_gib).values())
     return seconds, iterations, peaks
 
 
@@ -226,7 +211,7 @@ def synthetic(
     if iterations is not None:  # a cap for timing the iterations: the fit does not converge
         model.set_params(pcg_max_iter=iterations)
         warnings.simplefilter("ignore", ConvergenceWarning)
-    before = _peak_gib()
+    before = _report.peak_gib()
     if workers:
         seconds, iterations, peaks = _on_dask(workers, model, X, y)
         where = f"on Dask, {workers} worker process(es) of one thread"
@@ -246,8 +231,8 @@ def synthetic(
         f"(range {steps.min():.1f}-{steps.max():.1f})"
     )
     print(
-        f"peak memory of this process so far {_peak_gib():.2f} GiB ({before:.2f} GiB before the "
-        "fit, with the data)"
+        f"peak memory of this process so far {_report.peak_gib():.2f} GiB ({before:.2f} GiB "
+        "before the fit, with the data)"
         + (f"; workers' peaks {', '.join(f'{p:.2f}' for p in peaks)} GiB" if workers else "")
     )
 
