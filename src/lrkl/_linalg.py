@@ -498,14 +498,16 @@ def solve(a: Array, b: Array, /, *, xp: ModuleType, assume_a: str = "gen") -> Ar
     return xp.linalg.solve(a, b[:, None])[:, 0] if b.ndim == 1 else xp.linalg.solve(a, b)
 
 
-def orthogonalise(A: Array, Q: Array, /, *, xp: ModuleType) -> Array:
-    """``(I − Q Qᵀ) A`` for ``Q`` with orthonormal columns, applied twice (classical
-    Gram–Schmidt with one reorthogonalisation: "twice is enough")."""
-    if Q.shape[1] == 0:
-        return A
+def orthogonalise(a: Array, basis: Array, /, *, xp: ModuleType) -> Array:
+    """``(I − Bᵀ B) a`` for a vector ``a`` and ``B = basis`` with orthonormal rows, applied twice
+    (classical Gram–Schmidt with one reorthogonalisation: "twice is enough"). Four
+    matrix–vector products; a basis grown a row at a time into a preallocated array is a
+    contiguous prefix of it."""
+    if basis.shape[0] == 0:
+        return a
     for _ in range(2):
-        A = A - Q @ (xp.matrix_transpose(Q) @ A)
-    return A
+        a = a - (basis @ a) @ basis
+    return a
 
 
 def sum_each_row(A: Array, /, *, xp: ModuleType) -> Array:

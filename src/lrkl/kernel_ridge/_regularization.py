@@ -396,7 +396,7 @@ def _cgls_residual(
     ``r − step q``."""
     q = Kd if d_bias is None else Kd + d_bias
     q = q if root is None else root * q
-    qq = float(get_namespace(q).sum(q * q))
+    qq = float(q @ q)
     # q = 0: the direction is rounding in K̃'s null space (a constant X): no step along it
     step = gg / qq if qq > 0 else 0.0
     return step, r - step * q
@@ -472,30 +472,30 @@ def solve_cgls(
     g = operator.matvec(weighted)  # K̃ᵀ r^(0)
     g = xp.concat([g, xp.reshape(xp.sum(weighted), (1,))]) if bias else g
     d = g
-    gg = float(xp.sum(g * g))
+    gg = float(g @ g)
     # ‖K̃‖ from below (‖K̃ᵀr‖/‖r‖, then ‖K̃d‖/‖d‖ at each step): K̃ᵀr within rounding of it
     # (√size·ε·‖K̃‖·‖r‖) has vanished, and a step along it would divide rounding by rounding
     eps_size = math.sqrt(size) * float(xp.finfo(y.dtype).eps)
-    r_norm = float(xp.sqrt(xp.sum(r * r)))
+    r_norm = math.sqrt(float(r @ r))
     scale = math.sqrt(gg) / r_norm if r_norm > 0 else 0.0
-    basis = xp.zeros((size, run_iter + 1), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
+    basis = xp.zeros((run_iter + 1, size), dtype=y.dtype, device=device_of(y))  # K̃ᵀ r^(t)/‖·‖
     if gg > 0:
-        basis[:, 0] = g / math.sqrt(gg)
+        basis[0, :] = g / math.sqrt(gg)
     iterates = xp.zeros((n_iter, size), dtype=y.dtype, device=device_of(y))
     norms = xp.zeros(n_iter, dtype=y.dtype, device=device_of(y))
     for i in range(run_iter):
         if gg > 0:
             step, r, g = operator.cgls_step(d, r, gg, bias=bias, root=root)
             if step > 0:
-                scale = max(scale, math.sqrt(gg / step / float(xp.sum(d * d))))
+                scale = max(scale, math.sqrt(gg / step / float(d @ d)))
             c = c + step * d
-            g = orthogonalise(g[:, None], basis[:, : i + 1], xp=xp)[:, 0]
-            gg_new = float(xp.sum(g * g))
-            r_norm = float(xp.sqrt(xp.sum(r * r)))
+            g = orthogonalise(g, basis[: i + 1, :], xp=xp)
+            gg_new = float(g @ g)
+            r_norm = math.sqrt(float(r @ r))
             if gg_new <= (eps_size * scale * r_norm) ** 2:
                 gg_new = 0.0  # the least-squares solution, to rounding: the iterates stay
             if gg_new > 0:
-                basis[:, i + 1] = g / math.sqrt(gg_new)
+                basis[i + 1, :] = g / math.sqrt(gg_new)
             d = g + (gg_new / gg) * d
             gg = gg_new
         iterates[i, :] = c

@@ -224,7 +224,7 @@ def _csi(
         check = check_psd and math.isfinite(amplification)
         d = remove_column(d, g, i, tol, xp=xp, check_psd=check, amplification=amplification)
         pivots.append(i)
-        q = orthogonalise(center(g[:, None]), Q[:, :k], xp=xp)[:, 0]
+        q = orthogonalise(center(g[:, None])[:, 0], xp.matrix_transpose(Q[:, :k]), xp=xp)
         norm = xp.sqrt(xp.sum(q * q))
         q = xp.where(norm > 1e-12 * xp.sqrt(xp.sum(g * g)), q / norm, xp.zeros_like(q))
         Q[:, k] = q
