@@ -135,6 +135,21 @@ def test_only_the_executor_and_the_backend_know_dask(path):
     assert not LAZY_FLAG.findall(text)
 
 
+#: Where lrkl may ask which array library it runs on: the executor, the backend, the linalg shim
+#: and the host threads' chunk planner (NumPy chunked on lrkl's threads, a GPU block whole).
+KIND_AWARE = ("_executor.py", "_backend.py", "_linalg.py", "_threads.py")
+KIND_TEST = re.compile(r"\bis_[a-z_]+_(?:namespace|array)\b|\bon_host_numpy\b|\b_kind\(")
+
+
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_only_the_backend_layer_branches_on_the_array_library(path):
+    """An algorithm is written once against the array API: the kernels, factors and families
+    never test which library (NumPy, CuPy, torch, Dask) holds their arrays."""
+    if path.relative_to(SRC).as_posix() in KIND_AWARE:
+        return
+    assert KIND_TEST.findall(path.read_text(encoding="utf-8")) == []
+
+
 @pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
 def test_no_module_exceeds_700_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 700

@@ -121,6 +121,13 @@ def float_dtype(x: Array, *, xp: ModuleType) -> Any:
     raise TypeError(msg)
 
 
+def on_host_numpy(xp: ModuleType) -> bool:
+    """Whether ``xp`` is NumPy: where lrkl runs a block's row chunks on threads of its own
+    (:mod:`lrkl._threads`; NumPy's elementwise passes run on one thread) and writes GEMMs into
+    preallocated chunks. Elsewhere (a GPU, torch's own threads) a block is one operation."""
+    return array_api_compat.is_numpy_namespace(xp)
+
+
 def synchronize(xp: ModuleType) -> None:
     """Wait for queued device work (CuPy's current stream, torch's CUDA stream); no-op on CPU."""
     if array_api_compat.is_cupy_namespace(xp):

@@ -13,11 +13,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-from array_api_compat import is_numpy_namespace
-
 from lrkl._backend import check_array, device_of, ensure_array, get_namespace, move_to
-from lrkl._linalg import sum_each_row
-from lrkl._threads import plan_chunks, run_chunks
+from lrkl._linalg import nonpositive_expansion, sum_each_row
 from lrkl._typing import Array
 
 __all__ = [
@@ -63,14 +60,6 @@ def row_mean(Z: Array, *, xp: ModuleType) -> Array:
     return centre * math.ldexp(1.0, k)
 
 
-#: Rows per chunk of a NumPy kernel block (more where the columns are few,
-#: :func:`lrkl._threads.plan_chunks`): the GEMM writes each chunk and the elementwise
-#: passes (the norms, the clip, ``exp``) run on it while it is in cache, not over the whole
-#: block in memory (a 10⁴ × 5·10³ Gaussian block, d = 10, on one core: 101 ms, from 179 ms;
-#: 55 ms on two threads).
-CHUNK_ROWS = 128
-
-
 def neg_squared_distances(
     X: Array, Z: Array, gamma: float, *, xp: ModuleType, exp: bool = False
 ) -> Array:
@@ -81,8 +70,8 @@ def neg_squared_distances(
     before the GEMM expansion ``2xᵀz − ‖x‖² − ‖z‖²``, so that nothing cancels at large offsets
     (``X + 1e8``) and nothing under- or overflows at extreme scales (``X · 1e±150`` with
     ``γ = 1/Var(X)``). The ``n × m`` block is formed once by the GEMM and updated in place: it
-    is memory traffic, not arithmetic, that a block of kernel values costs; on NumPy, chunks of
-    :data:`CHUNK_ROWS` rows are finished one after the other while they are in cache.
+    is memory traffic, not arithmetic, that a block of kernel values costs
+    (:func:`lrkl._linalg.nonpositive_expansion`: on NumPy, chunk by chunk while in cache).
     """
     if Z.shape[0] == 1 and Z is not X:  # one column (a pivot's): the differences themselves
         return _finish(_distances_to_row(X, Z, gamma, xp=xp), exp, xp=xp)
@@ -96,14 +85,7 @@ def neg_squared_distances(
         half_norms_B = half_norms_A if B is A else 0.5 * sum_each_row(B * B, xp=xp)
     if _beyond_expansion(float(xp.max(half_norms_A) + xp.max(half_norms_B)), A.dtype, xp=xp):
         return _finish(_distances_far(X, Z, gamma, xp=xp), exp, xp=xp)
-    if is_numpy_namespace(xp) and B is not A:  # (k(X, X) stays one SYRK: exactly symmetric)
-        return _numpy_chunks(A, B, half_norms_A, half_norms_B, exp)
-    d = A @ xp.matrix_transpose(B)  # 2γ xᵀz; a SYRK when Z is X
-    d -= half_norms_A[:, None]
-    d -= half_norms_B[None, :]
-    # not clip: array-api-compat's wrapper of it costs more than the block's own arithmetic
-    d = xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))  # (the GEMM's freed)
-    return _finish(d, exp, xp=xp)
+    return nonpositive_expansion(A, B, half_norms_A, half_norms_B, exp=exp, xp=xp)
 
 
 def _beyond_expansion(largest_norms: float, dtype: Any, *, xp: ModuleType) -> bool:
@@ -117,33 +99,6 @@ def _beyond_expansion(largest_norms: float, dtype: Any, *, xp: ModuleType) -> bo
 
 def _finish(d: Array, exp: bool, *, xp: ModuleType) -> Array:
     return xp.exp(d) if exp else d
-
-
-def _numpy_chunks(A: Any, B: Any, half_A: Any, half_B: Any, exp: bool) -> Any:
-    """:func:`neg_squared_distances`' expansion on NumPy rows ``A`` and ``B`` (centred and
-    scaled), chunk by chunk of rows: each chunk written by the GEMM, then finished in place
-    (``half_A`` and ``half_B`` None: the GEMM's operands carry them, as in
-    :func:`stacked_gaussians`)."""
-    import numpy as np
-
-    out = np.empty((A.shape[0], B.shape[0]), dtype=np.result_type(A, B))
-    B_t = B.T  # the operands of the unchunked product: its kernel, its rounding
-
-    def finish(rows: slice) -> None:
-        chunk = out[rows]
-        np.matmul(A[rows], B_t, out=chunk)
-        if half_A is not None:
-            chunk -= half_A[rows, None]
-            chunk -= half_B[None, :]
-        np.minimum(chunk, 0.0, out=chunk)
-        if exp:
-            np.exp(chunk, out=chunk)
-
-    # NumPy's exp runs on one thread: the chunks on as many threads as the BLAS has (each with
-    # a one-thread BLAS), 1.8 times faster on 2 cores; every chunk's values are the same.
-    plan = plan_chunks(A.shape[0], B.shape[0], CHUNK_ROWS)
-    run_chunks(finish, plan.slices, plan.workers)
-    return out
 
 
 def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: ModuleType):
@@ -181,7 +136,6 @@ def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: Module
         half_B = 0.5 * sum_each_row(B * B, xp=xp)[:, None]
     largest_B = float(xp.max(half_B))
     B_aug = xp.concat([B * ratios, -ratios, -ratios * half_B], axis=1)
-    numpy = is_numpy_namespace(xp)
 
     def blocks(X: Array) -> Array | None:
         with warnings.catch_warnings():
@@ -191,11 +145,7 @@ def stacked_gaussians(landmarks: list[Array], gammas: list[float], *, xp: Module
         if _beyond_expansion(float(xp.max(half_A)) + largest_B, A.dtype, xp=xp):
             return None  # (neg_squared_distances' far path)
         A_aug = xp.concat([A, half_A, xp.ones_like(half_A)], axis=1)
-        if numpy:
-            return _numpy_chunks(A_aug, B_aug, None, None, True)
-        d = A_aug @ xp.matrix_transpose(B_aug)
-        d = xp.minimum(d, xp.zeros((), dtype=d.dtype, device=device_of(d)))  # (the GEMM's freed)
-        return xp.exp(d)
+        return nonpositive_expansion(A_aug, B_aug, None, None, exp=True, xp=xp)
 
     return blocks
 

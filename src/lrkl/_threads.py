@@ -14,9 +14,12 @@ import functools
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
 from typing import Any, NamedTuple
 
 from threadpoolctl import ThreadpoolController
+
+from lrkl._backend import on_host_numpy
 
 
 @functools.cache
@@ -70,11 +73,14 @@ class ChunkPlan(NamedTuple):
     workers: int
 
 
-def plan_chunks(n_rows: int, n_cols: int, minimum: int) -> ChunkPlan:
+def plan_chunks(n_rows: int, n_cols: int, minimum: int, *, xp: ModuleType) -> ChunkPlan:
     """Chunks of ``minimum`` rows, or more where the columns are few (at least
     :data:`CHUNK_ENTRIES` entries: narrow blocks are not cut into chunks whose calls cost more
     than their work), on :func:`host_workers` threads where the block has
-    :data:`THREADED_ENTRIES` entries or more and several chunks, else on this one."""
+    :data:`THREADED_ENTRIES` entries or more and several chunks, else on this one. Off NumPy
+    (:func:`lrkl._backend.on_host_numpy`), the whole block as one chunk."""
+    if not on_host_numpy(xp):
+        return ChunkPlan([slice(0, n_rows)], 1)
     step = max(minimum, CHUNK_ENTRIES // max(1, n_cols))
     chunks = [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
     threaded = len(chunks) > 1 and n_rows * n_cols >= THREADED_ENTRIES

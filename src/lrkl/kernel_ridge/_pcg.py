@@ -42,8 +42,6 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from array_api_compat import is_numpy_namespace
-
 from lrkl._backend import device_of, widest_float
 from lrkl._executor import executor_for, row_slices
 from lrkl._linalg import (
@@ -163,9 +161,12 @@ class RowBlocks(NamedTuple):
         chunks); elsewhere (a GPU) on the whole block."""
         M = self.S.shape[0]
         plan = plan_chunks(
-            rows.shape[0], M, max(1, CACHED_PASS_ENTRIES // M) if self.cached else PASS_CHUNK
+            rows.shape[0],
+            M,
+            max(1, CACHED_PASS_ENTRIES // M) if self.cached else PASS_CHUNK,
+            xp=self.xp,
         )
-        if not is_numpy_namespace(self.xp) or len(plan.slices) == 1:
+        if len(plan.slices) == 1:
             return fn(self.kernel_rows(rows, centre), *others)
         workers = plan.workers
         sums: list[Any] = [None] * workers
@@ -538,8 +539,8 @@ def decision(
         return values if values.dtype == out_dtype else xp.astype(values, out_dtype)
 
     def scores(rows: Array) -> Array:
-        plan = plan_chunks(rows.shape[0], S.shape[0], PASS_CHUNK)
-        if not is_numpy_namespace(xp) or len(plan.slices) == 1:
+        plan = plan_chunks(rows.shape[0], S.shape[0], PASS_CHUNK, xp=xp)
+        if len(plan.slices) == 1:
             return score(rows)
         out = xp.empty((rows.shape[0], *tail), dtype=out_dtype)
 
