@@ -336,6 +336,34 @@ def test_pcg_classifier_fits_on_a_dask_x_as_in_memory(n_classes):
     )
 
 
+@pytest.mark.parametrize("classifier", [False, True])
+def test_pcg_cv_holds_out_rows_of_a_dask_x_as_in_memory(classifier, monkeypatch):
+    """The hold-out of a Dask X is rows weighed zero in the chunked passes: the same α and,
+    to CG's tolerance, the same predictions as in memory (it was refused), and X is never
+    gathered whole on the client for the splitter."""
+    da = pytest.importorskip("dask.array")
+    import lrkl._model_selection as model_selection
+
+    X, y = _data(n=900)
+    target = (y > np.median(y)).astype(int) if classifier else y
+    Estimator = LowRankRidgeClassifierCV if classifier else LowRankRidgeCV
+    kw = {"rank": 100, "random_state": 0, "solver": "pcg"}
+    memory = Estimator(**kw).fit(X, target)
+    real = model_selection.to_numpy
+
+    def no_whole_x(a):
+        assert not (getattr(a, "ndim", 0) == 2 and a.shape == X.shape), "X copied whole"
+        return real(a)
+
+    monkeypatch.setattr(model_selection, "to_numpy", no_whole_x)
+    lazy = Estimator(**kw).fit(da.from_array(X, chunks=(250, -1)), target)
+    assert lazy.alpha_ == memory.alpha_
+    score = "decision_function" if classifier else "predict"
+    expected = getattr(memory, score)(X)
+    got = getattr(lazy, score)(da.from_array(X, chunks=(250, -1)))
+    np.testing.assert_allclose(np.asarray(got), expected, atol=1e-6 * np.ptp(expected))
+
+
 def test_pcg_dask_tasks_do_not_carry_the_factors(monkeypatch):
     """Each Dask task of a pcg pass carries the kernel, the centres and its vectors, not the
     system's two M × M arrays of factors (which went with every task, 65 MB at M = 2 000)."""

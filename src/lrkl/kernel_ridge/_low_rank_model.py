@@ -145,10 +145,6 @@ class _LowRankRidgeModel(_PCGFit):
         pcg = self._solver(X) == "pcg"
         if pcg:
             self._require_pcg_weights(sample_weight, xp=xp)
-            executor_for(X, xp=xp).require_in_memory(
-                f"{type(self).__name__} with solver='pcg' validates on rows it holds out: it "
-                "takes an in-memory X (LowRankRidge fits a Dask X with solver='pcg')"
-            )
             self._pcg_factor_bytes(X_given)  # factors beyond the budget: refused before all
         # Where there are many rows, the widths are compared on a subsample, in memory (a Dask
         # X's too, so that it chooses as in memory), and α is chosen at that width on all rows.

@@ -10,6 +10,7 @@ import warnings
 from collections import Counter
 from typing import Any, NamedTuple
 
+import numpy as np
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
@@ -277,7 +278,9 @@ class _PCGFit:
             splitter = StratifiedShuffleSplit if stratify else ShuffleSplit
             holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
             target = y if labels is None else labels
-            folds = cv_folds(holdout, X, target, None, classifier=stratify)
+            # the splitter reads only the number of rows: a stand-in spares a host copy of X
+            # (a GPU's, or a Dask X computed whole on the client)
+            folds = cv_folds(holdout, np.zeros((X.shape[0], 1)), target, None, classifier=stratify)
         n = X.shape[0]
         weights = sample_weight
         if weights is None:
