@@ -336,31 +336,48 @@ def test_pcg_classifier_fits_on_a_dask_x_as_in_memory(n_classes):
     )
 
 
+@pytest.mark.parametrize("kernel", [Gaussian(), Linear()], ids=["gaussian", "linear"])
 @pytest.mark.parametrize("classifier", [False, True])
-def test_pcg_cv_holds_out_rows_of_a_dask_x_as_in_memory(classifier, monkeypatch):
+def test_pcg_cv_holds_out_rows_of_a_dask_x_as_in_memory(classifier, kernel, monkeypatch):
     """The hold-out of a Dask X is rows weighed zero in the chunked passes: the same α and,
-    to CG's tolerance, the same predictions as in memory (it was refused), and X is never
-    gathered whole on the client for the splitter."""
+    to CG's tolerance, the same predictions as in memory (it was refused), and neither X nor a
+    Dask y is gathered on the client for the splitter, and the kernel's trace (the grid's
+    scale) is summed over X's chunks, not evaluated on the whole Dask X."""
     da = pytest.importorskip("dask.array")
     import lrkl._model_selection as model_selection
 
     X, y = _data(n=900)
     target = (y > np.median(y)).astype(int) if classifier else y
     Estimator = LowRankRidgeClassifierCV if classifier else LowRankRidgeCV
-    kw = {"rank": 100, "random_state": 0, "solver": "pcg"}
-    memory = Estimator(**kw).fit(X, target)
-    real = model_selection.to_numpy
+    kw = {"kernels": [kernel], "rank": 100, "random_state": 0, "solver": "pcg"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a linear kernel: α at the grid's edge
+        memory = Estimator(**kw).fit(X, target)
+    real, seen = model_selection.to_numpy, []
 
-    def no_whole_x(a):
-        assert not (getattr(a, "ndim", 0) == 2 and a.shape == X.shape), "X copied whole"
+    def no_dask(a):
+        assert not isinstance(a, da.Array), "a Dask array gathered for the splitter"
+        seen.append(a.shape)
         return real(a)
 
-    monkeypatch.setattr(model_selection, "to_numpy", no_whole_x)
-    lazy = Estimator(**kw).fit(da.from_array(X, chunks=(250, -1)), target)
-    assert lazy.alpha_ == memory.alpha_
+    monkeypatch.setattr(model_selection, "to_numpy", no_dask)
+    diagonal = type(kernel)._diag
+
+    def on_blocks(self, rows, *, xp):
+        assert not isinstance(rows, da.Array), "the kernel's diagonal on the whole Dask X"
+        return diagonal(self, rows, xp=xp)
+
+    monkeypatch.setattr(type(kernel), "_diag", on_blocks)
+    lazy_X = da.from_array(X, chunks=(250, -1))
+    lazy_target = target if classifier else da.from_array(target, 250)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a linear kernel: α at the grid's edge
+        lazy = Estimator(**kw).fit(lazy_X, lazy_target)
+    assert seen  # the splitter ran, on stand-ins
+    np.testing.assert_allclose(lazy.alpha_, memory.alpha_, rtol=1e-12)
     score = "decision_function" if classifier else "predict"
     expected = getattr(memory, score)(X)
-    got = getattr(lazy, score)(da.from_array(X, chunks=(250, -1)))
+    got = getattr(lazy, score)(lazy_X)
     np.testing.assert_allclose(np.asarray(got), expected, atol=1e-6 * np.ptp(expected))
 
 

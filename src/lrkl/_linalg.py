@@ -525,7 +525,8 @@ def nonpositive_expansion(
 ) -> Array:
     """``min(A Bᵀ − ½‖a_i‖² − ½‖b_j‖², 0)`` (``−½‖a_i − b_j‖²`` by the GEMM expansion), and
     its ``exp`` with ``exp``: the kernel blocks of :mod:`lrkl._distances`. ``half_A`` and
-    ``half_B`` are the rows' half squared norms, or None where the operands carry them.
+    ``half_B`` are the rows' half squared norms, both given or both None (the operands carry
+    them).
 
     The ``n × m`` block is formed once by the GEMM and finished in place. On NumPy, with
     ``B`` not ``A``, chunk by chunk of :data:`CHUNK_ROWS` rows, each written by the GEMM and

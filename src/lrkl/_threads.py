@@ -1,10 +1,10 @@
 """The host's BLAS threads (threadpoolctl): how many there are, and limits inside a context.
 
 lrkl never runs more threads than the BLAS is allowed: a pass that parallelises NumPy work of
-its own (the Gaussian blocks' elementwise passes, :mod:`lrkl._distances`) uses as many threads as
-the BLAS has, each with a one-thread BLAS, so that ``BLAS threads × workers ≤ cores`` holds as the
-user set it (``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS``; with Dask, one BLAS
-thread per worker).
+its own (the kernel blocks' elementwise passes, ``lrkl._linalg.nonpositive_expansion``) uses
+as many threads as the BLAS has, each with a one-thread BLAS, so that ``BLAS threads × workers
+≤ cores`` holds as the user set it (``threadpoolctl.threadpool_limits``, ``OMP_NUM_THREADS``;
+with Dask, one BLAS thread per worker).
 """
 
 from __future__ import annotations

@@ -452,8 +452,8 @@ class LowRankRidgeCV(LowRankRidge):
         groups = check_groups(groups, X.shape[0])
         if self.cv is not None or sample_weight is not None:
             executor_for(X, xp=xp).require_in_memory(
-                f"{type(self).__name__} with a Dask X takes cv=None (exact leave-one-out, one "
-                f"graph) and no sample_weight, received cv={self.cv!r} and "
+                f"{type(self).__name__} with a Dask X takes cv=None (exact leave-one-out, or "
+                f"pcg's hold-out) and no sample_weight, received cv={self.cv!r} and "
                 f"sample_weight={'given' if sample_weight is not None else None}"
             )
         self._fit_path(X, y, sample_weight, groups, labels=None, xp=xp)

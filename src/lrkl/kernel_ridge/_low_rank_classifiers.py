@@ -156,7 +156,7 @@ class LowRankRidgeClassifier(_LowRankRidgeModel, LRKLClassifier):
         if sample_weight is not None or self.class_weight is not None or cv is not None:
             executor_for(X, xp=xp).require_in_memory(
                 f"{type(self).__name__} with a Dask X takes no sample_weight or class_weight "
-                "(and cv=None: exact leave-one-out, one graph), received "
+                "(and cv=None: exact leave-one-out, or pcg's hold-out), received "
                 f"sample_weight={'given' if sample_weight is not None else None}, "
                 f"class_weight={self.class_weight!r}" + (f", cv={cv!r}" if cv is not None else "")
             )

@@ -5,6 +5,7 @@ classifiers through :class:`~lrkl.kernel_ridge._low_rank_model._LowRankRidgeMode
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections import Counter
@@ -277,10 +278,11 @@ class _PCGFit:
             stratify = labels is not None and can_stratify(labels, X.shape[0])
             splitter = StratifiedShuffleSplit if stratify else ShuffleSplit
             holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
-            target = y if labels is None else labels
-            # the splitter reads only the number of rows: a stand-in spares a host copy of X
-            # (a GPU's, or a Dask X computed whole on the client)
-            folds = cv_folds(holdout, np.zeros((X.shape[0], 1)), target, None, classifier=stratify)
+            # the splitter reads the number of rows and the labels it stratifies by, nothing
+            # else: stand-ins spare host copies of X and y (a GPU's, or a Dask X's gathered)
+            stand_in = np.zeros((X.shape[0], 1))
+            target = labels if stratify else stand_in[:, 0]
+            folds = cv_folds(holdout, stand_in, target, None, classifier=stratify)
         n = X.shape[0]
         weights = sample_weight
         if weights is None:
@@ -289,16 +291,21 @@ class _PCGFit:
             alphas = check_grid(self.alphas, name="alphas")
             internal = tuple(a / w_scale for a in alphas)
         else:  # from the weighted kernel's trace, which bounds the features' largest eigenvalue
-            top = float(xp.sum(weights * xp.astype(kernel._diag(X, xp=xp), system.wide)))
+            trace = functools.partial(_weighted_trace, kernel, system.wide)
+            (top,) = executor_for(X, xp=xp).sum(trace, X, weights)  # a pass over X's rows
+            top = float(top)
             internal = tuple(top * 10.0**e for e in PCG_GRID_EXPONENTS) if top > 0 else (1.0,)
             alphas = tuple(a * w_scale for a in internal)
         require_representable(alphas, internal, w_scale)
         order = sorted(range(len(internal)), key=lambda i: -internal[i])
         tol = max(self.pcg_tol, PCG_PATH_TOL)
         per_fold, kept = [], None
+        run = executor_for(X, xp=xp)
         for train, test in folds:
             w_tr, w_te = (weights * fold_mask(rows, weights, xp=xp) for rows in (train, test))
             require_fold_weights(w_tr, w_te, xp=xp)
+            # in X's row blocks once (a Dask X's chunks), not again in every pass of the path
+            w_tr, w_te = run.rows_like(w_tr, X), run.rows_like(w_te, X)
             targets = system.weighted(y, w_tr)
             solutions: list[Any] = [None] * len(internal)
             start = None
@@ -314,6 +321,13 @@ class _PCGFit:
             per_fold.append(system.squared_errors(targets, solutions, w_te))
             kept = solutions if kept is None else kept
         return _PCGPath(system, alphas, internal, per_fold, kept, tol)
+
+
+def _weighted_trace(kernel: Kernel, dtype: Any, rows: Array, weights: Array) -> tuple[Array]:
+    """``Σ w_i k(x_i, x_i)`` over a block of rows (a task of a pass: module-level, so that it
+    ships the kernel and no graph)."""
+    xp = get_namespace(rows)
+    return (xp.sum(weights * xp.astype(kernel._diag(rows, xp=xp), dtype)),)
 
 
 def preconditioner_sample(
