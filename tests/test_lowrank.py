@@ -520,10 +520,13 @@ def test_low_rank_ridge_cv_folds_and_default_grid(data):
 
 
 def test_low_rank_ridge_cv_warns_on_the_top_of_its_grid(data):
+    """Seeded: with the landmarks drawn from NumPy's global generator, 5 of 1 500 of its
+    states chose 1e-9 on this noise, so the suite failed now and then, by the draws of the
+    tests before it."""
     X, _, _ = data
     noise = np.random.default_rng(1).normal(size=len(X))
     with pytest.warns(UserWarning, match="chose alpha = .*its largest value"):
-        LowRankRidgeCV(TWO_KERNELS, rank=6, alphas=[1e3, 1e-9]).fit(X, noise)
+        LowRankRidgeCV(TWO_KERNELS, rank=6, alphas=[1e3, 1e-9], random_state=0).fit(X, noise)
 
 
 # --------------------------------------------------------------------------- non-PSD kernels
