@@ -58,7 +58,7 @@ def xp(backend: Backend) -> Any:
 def _same_global_numpy_state():
     """Every test starts from one state of NumPy's global generator, and leaves it as it was:
     an estimator with ``random_state=None`` draws its landmarks from it, so a test's result
-    depended on the draws of the tests before it (one failed in 1 of 3 runs of the suite)."""
+    depended on the draws of the tests before it (one failed in 1 of 6 runs of the suite)."""
     state = np.random.get_state()
     np.random.seed(0)
     yield
