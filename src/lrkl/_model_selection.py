@@ -18,7 +18,15 @@ from lrkl._backend import device_of, index_array, to_numpy
 from lrkl._checks import check_number
 from lrkl._typing import Array
 
-__all__ = ["check_grid", "check_groups", "choose_from_grid", "cv_folds", "fold_rows", "log_grid"]
+__all__ = [
+    "check_grid",
+    "check_groups",
+    "choose_from_grid",
+    "cv_folds",
+    "fold_rows",
+    "folds_by_count",
+    "log_grid",
+]
 
 
 def check_groups(groups: Any, n_samples: int) -> np.ndarray | None:
@@ -72,6 +80,18 @@ def cv_folds(
         msg = f"cv must give at least one (train, test) fold, received {cv!r} that gave none"
         raise ValueError(msg)
     return folds
+
+
+def folds_by_count(
+    cv: Any, n: int, labels: Any = None, *, classifier: bool = False
+) -> list[tuple[Any, Any]]:
+    """:func:`cv_folds` for a solver whose rows stay where they are (a GPU's, a Dask X's
+    chunks): split on a stand-in of the ``n`` rows, and on the host ``labels`` when the
+    splitter stratifies by them, so that neither X nor y is copied for it. A splitter that reads
+    X's values (none of scikit-learn's) sees zeros."""
+    stand_in = np.zeros((n, 1))
+    y = stand_in[:, 0] if labels is None else labels
+    return cv_folds(cv, stand_in, y, classifier=classifier)
 
 
 def restrict_folds(

@@ -11,7 +11,6 @@ import warnings
 from collections import Counter
 from typing import Any, NamedTuple
 
-import numpy as np
 from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 
@@ -24,7 +23,7 @@ from lrkl._backend import (
     widest_float,
 )
 from lrkl._executor import executor_for
-from lrkl._model_selection import check_grid, cv_folds, fold_mask, require_fold_weights
+from lrkl._model_selection import check_grid, fold_mask, folds_by_count, require_fold_weights
 from lrkl._typing import Array
 from lrkl.kernel_ridge._budget import DEFAULT_CENTRES, memory_budget_of
 from lrkl.kernel_ridge._pcg import (
@@ -278,11 +277,8 @@ class _PCGFit:
             stratify = labels is not None and can_stratify(labels, X.shape[0])
             splitter = StratifiedShuffleSplit if stratify else ShuffleSplit
             holdout = splitter(n_splits=1, test_size=PCG_HOLDOUT, random_state=random_state)
-            # the splitter reads the number of rows and the labels it stratifies by, nothing
-            # else: stand-ins spare host copies of X and y (a GPU's, or a Dask X's gathered)
-            stand_in = np.zeros((X.shape[0], 1))
-            target = labels if stratify else stand_in[:, 0]
-            folds = cv_folds(holdout, stand_in, target, None, classifier=stratify)
+            # the splitter reads the row count and the labels it stratifies by, nothing else
+            folds = folds_by_count(holdout, X.shape[0], labels if stratify else None)
         n = X.shape[0]
         weights = sample_weight
         if weights is None:

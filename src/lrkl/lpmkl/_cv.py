@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from lrkl._backend import from_host, to_numpy
-from lrkl._model_selection import check_grid, choose_from_grid, cv_folds, fold_mask
+from lrkl._model_selection import check_grid, choose_from_grid, fold_mask, folds_by_count
 from lrkl._typing import Array
 from lrkl.kernels import Kernel
 from lrkl.lpmkl._estimator import LowRankMKLClassifier, require_class_totals
@@ -170,7 +170,7 @@ class LowRankMKLClassifierCV(LowRankMKLClassifier):
         fit = self._prepare(X, y, sample_weight, Cs=Cs, cost_name="Cs")
         xp = fit.xp
         n = fit.codes.shape[0]
-        folds = cv_folds(self.cv, np.zeros((n, 1)), fit.codes, classifier=True)
+        folds = folds_by_count(self.cv, n, fit.codes, classifier=True)
         like = fit.problems[0].y
         fold_weights = []
         for f, (train, _) in enumerate(folds):
